@@ -1,0 +1,141 @@
+package cluster
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Options say what the caches keep.
+type Options struct {
+	// KeepEventMessages keeps Warning event messages in memory; only needed
+	// when notes may leave the cluster.
+	KeepEventMessages bool
+}
+
+// Cache watches nodes, pods and Warning events. Its handlers only signal
+// Changed; the heartbeat reads the stores when it is due.
+type Cache struct {
+	nodes, pods, events cache.Store
+	controllers         []cache.Controller
+	changed             chan struct{}
+}
+
+// New builds the informers; nothing talks to the apiserver until Run.
+func New(client kubernetes.Interface, opts Options) *Cache {
+	c := &Cache{changed: make(chan struct{}, 1)}
+	core := client.CoreV1()
+	c.nodes = c.add(&corev1.Node{}, nodeTransform,
+		listWatch(
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Nodes().List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return core.Nodes().Watch(ctx, o) },
+			""))
+	c.pods = c.add(&corev1.Pod{}, podTransform,
+		listWatch(
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Pods("").List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return core.Pods("").Watch(ctx, o) },
+			""))
+	// Only Warning events are ever reported, so the apiserver filters the
+	// rest out before they cost a byte of memory here.
+	warnings := fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()
+	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages),
+		listWatch(
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Events("").List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return core.Events("").Watch(ctx, o) },
+			warnings))
+	return c
+}
+
+func listWatch(
+	list func(context.Context, metav1.ListOptions) (runtime.Object, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
+	fieldSelector string,
+) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fieldSelector
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fieldSelector
+			return watchFn(ctx, o)
+		},
+	}
+}
+
+func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw *cache.ListWatch) cache.Store {
+	signal := func() {
+		select {
+		case c.changed <- struct{}{}:
+		default:
+		}
+	}
+	store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    example,
+		// Resync 0: the watch is the only source of truth; a periodic resync
+		// would only produce false change signals.
+		ResyncPeriod: 0,
+		Transform:    t,
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { signal() },
+			UpdateFunc: func(any, any) { signal() },
+			DeleteFunc: func(any) { signal() },
+		},
+	})
+	c.controllers = append(c.controllers, ctrl)
+	return store
+}
+
+// Run runs every informer until ctx is done.
+func (c *Cache) Run(ctx context.Context) {
+	done := make(chan struct{}, len(c.controllers))
+	for _, ctrl := range c.controllers {
+		go func() {
+			ctrl.RunWithContext(ctx)
+			done <- struct{}{}
+		}()
+	}
+	for range c.controllers {
+		<-done
+	}
+}
+
+// WaitForSync blocks until every informer has listed once, or ctx is done.
+func (c *Cache) WaitForSync(ctx context.Context) bool {
+	synced := make([]cache.InformerSynced, 0, len(c.controllers))
+	for _, ctrl := range c.controllers {
+		synced = append(synced, ctrl.HasSynced)
+	}
+	return cache.WaitForCacheSync(ctx.Done(), synced...)
+}
+
+// Changed receives a signal after any add, update or delete; bursts collapse
+// into one pending signal.
+func (c *Cache) Changed() <-chan struct{} { return c.changed }
+
+// Nodes returns the cached node records; callers must not modify them.
+func (c *Cache) Nodes() []*Node { return typed[*Node](c.nodes) }
+
+// Pods returns the cached pod records; callers must not modify them.
+func (c *Cache) Pods() []*Pod { return typed[*Pod](c.pods) }
+
+// Events returns the cached Warning event records; callers must not modify them.
+func (c *Cache) Events() []*Event { return typed[*Event](c.events) }
+
+func typed[T any](s cache.Store) []T {
+	items := s.List()
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		if v, ok := it.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package cluster
+
+import (
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+const (
+	roleLabelPrefix   = "node-role.kubernetes.io/"
+	legacyRoleLabel   = "kubernetes.io/role"
+	instanceTypeLabel = "node.kubernetes.io/instance-type"
+)
+
+// NodeFrom derives the heartbeat's view of one Node from the typed object.
+func NodeFrom(n *corev1.Node) *Node {
+	status, ready := readiness(n.Status.Conditions)
+	rec := &Node{
+		Name:           n.Name,
+		Status:         status,
+		Ready:          ready,
+		Roles:          Roles(n.Labels),
+		InstanceType:   n.Labels[instanceTypeLabel],
+		KubeletVersion: n.Status.NodeInfo.KubeletVersion,
+	}
+	if q, ok := n.Status.Capacity[corev1.ResourceCPU]; ok {
+		rec.CPU = q.String()
+	}
+	if q, ok := n.Status.Capacity[corev1.ResourceMemory]; ok {
+		rec.Memory = q.String()
+	}
+	return rec
+}
+
+// readiness maps the Ready condition; a node without one is Unknown, because
+// nothing has vouched for it yet.
+func readiness(conds []corev1.NodeCondition) (string, bool) {
+	for _, c := range conds {
+		if c.Type != corev1.NodeReady {
+			continue
+		}
+		switch c.Status {
+		case corev1.ConditionTrue:
+			return "Ready", true
+		case corev1.ConditionFalse:
+			return "NotReady", false
+		default:
+			return "Unknown", false
+		}
+	}
+	return "Unknown", false
+}
+
+// Roles joins, sorted and de-duplicated, the suffixes of node-role label keys
+// (their values are conventionally empty and carry no meaning) and the value
+// of the legacy kubernetes.io/role label. A node with no role is a worker.
+func Roles(labels map[string]string) string {
+	set := map[string]struct{}{}
+	for k := range labels {
+		if role, ok := strings.CutPrefix(k, roleLabelPrefix); ok && role != "" {
+			set[role] = struct{}{}
+		}
+	}
+	if v := labels[legacyRoleLabel]; v != "" {
+		set[v] = struct{}{}
+	}
+	if len(set) == 0 {
+		return "worker"
+	}
+	roles := make([]string, 0, len(set))
+	for r := range set {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	return strings.Join(roles, ",")
+}

@@ -1,0 +1,61 @@
+// Package cluster is the observer's live view of the cluster: informers whose
+// caches hold compact records, never full Node, Pod or Event objects, so the
+// observer's memory follows what the heartbeat reads, not what the apiserver
+// stores.
+package cluster
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Node is everything the heartbeat reads from a Node, already in wire form.
+type Node struct {
+	Name           string
+	Status         string // Ready, NotReady or Unknown
+	Ready          bool
+	Roles          string
+	InstanceType   string
+	KubeletVersion string
+	CPU            string // canonical Quantity, "" when absent
+	Memory         string
+}
+
+// Pod is everything the heartbeat reads from a Pod: which namespace it is in
+// and its phase. Name is kept only because the informer keys on it.
+type Pod struct {
+	Namespace string
+	Name      string
+	Phase     string
+}
+
+// Event is a Warning event as the heartbeat reads it. Message is kept only
+// when the configuration allows notes to leave the cluster.
+type Event struct {
+	Namespace string
+	Name      string
+	Reason    string
+	Kind      string // involvedObject.kind
+	Message   string
+	Warning   bool // the watch asks only for Warning; the flag lets the beat check again
+	Count     int32
+	LastSeen  time.Time
+}
+
+// The informer machinery keys objects through meta.Accessor. A throwaway
+// ObjectMeta carrying only the key fields satisfies it without keeping a full
+// ObjectMeta (hundreds of bytes) per cached record.
+
+// GetObjectMeta implements metav1.ObjectMetaAccessor.
+func (n *Node) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: n.Name} }
+
+// GetObjectMeta implements metav1.ObjectMetaAccessor.
+func (p *Pod) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}
+}
+
+// GetObjectMeta implements metav1.ObjectMetaAccessor.
+func (e *Event) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name}
+}

@@ -1,0 +1,139 @@
+// Package collect turns the observer's cached records into one schema-2
+// heartbeat payload. It is pure: the same records and clock give the same
+// payload, so every rule of the wire contract is pinned by table tests.
+package collect
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// MaxEvents is how many Warning events a beat carries, newest first.
+const MaxEvents = 20
+
+// Input is everything one beat is built from.
+type Input struct {
+	ClusterID         string
+	AgentVersion      string
+	KubernetesVersion string // the apiserver's gitVersion; "" until discovery answers
+	Now               time.Time
+	ReportNamespaces  bool // privacy gate: byNamespace, event namespace and note
+	Nodes             []*cluster.Node
+	Pods              []*cluster.Pod
+	Events            []*cluster.Event
+}
+
+// Build assembles the payload. The caller runs the cap pass before sending.
+func Build(in Input) wire.Payload {
+	return wire.Payload{
+		Schema:     wire.Schema,
+		ClusterID:  in.ClusterID,
+		Timestamp:  Timestamp(in.Now),
+		Agent:      wire.Agent{Version: in.AgentVersion, Mode: wire.ModeOperator},
+		Kubernetes: wire.Kubernetes{Version: in.KubernetesVersion},
+		Nodes:      nodes(in.Nodes),
+		Workloads:  wire.Workloads{Pods: pods(in.Pods, in.ReportNamespaces)},
+		Events:     events(in.Events, in.ReportNamespaces),
+	}
+}
+
+// Timestamp renders t as the wire wants it: UTC, whole seconds, Z suffix.
+func Timestamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+func nodes(recs []*cluster.Node) []wire.Node {
+	out := make([]wire.Node, 0, len(recs)) // never nil: the platform 400s on null
+	for _, r := range recs {
+		if r == nil {
+			continue
+		}
+		n := wire.Node{
+			Name:           r.Name,
+			Status:         r.Status,
+			Ready:          r.Ready,
+			Roles:          r.Roles,
+			InstanceType:   r.InstanceType,
+			KubeletVersion: r.KubeletVersion,
+		}
+		if r.CPU != "" || r.Memory != "" {
+			n.Capacity = &wire.Capacity{CPU: r.CPU, Memory: r.Memory}
+		}
+		out = append(out, n)
+	}
+	// Sorted so that truncation at the node cap and the wire order are
+	// deterministic (closing G-4).
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func pods(recs []*cluster.Pod, byNamespace bool) wire.Pods {
+	var p wire.Pods
+	var ns map[string]int
+	if byNamespace {
+		ns = map[string]int{}
+	}
+	for _, r := range recs {
+		if r == nil {
+			continue
+		}
+		p.Total++
+		switch r.Phase {
+		case "Running":
+			p.Running++
+		case "Pending":
+			p.Pending++
+		case "Failed":
+			p.Failed++
+		case "Succeeded":
+			p.Succeeded++
+		default:
+			p.Unknown++
+		}
+		if ns != nil {
+			ns[r.Namespace]++
+		}
+	}
+	if len(ns) > 0 {
+		p.ByNamespace = ns
+	}
+	return p
+}
+
+func events(recs []*cluster.Event, reportNamespaces bool) []wire.Event {
+	warnings := make([]*cluster.Event, 0, len(recs))
+	for _, r := range recs {
+		if r != nil && r.Warning {
+			warnings = append(warnings, r)
+		}
+	}
+	// Newest first; equal times fall back to the name, descending, so the
+	// order never depends on the cache's iteration order.
+	sort.Slice(warnings, func(i, j int) bool {
+		a, b := warnings[i], warnings[j]
+		if !a.LastSeen.Equal(b.LastSeen) {
+			return a.LastSeen.After(b.LastSeen)
+		}
+		if a.Name != b.Name {
+			return strings.Compare(a.Name, b.Name) > 0
+		}
+		return a.Namespace > b.Namespace
+	})
+	if len(warnings) > MaxEvents {
+		warnings = warnings[:MaxEvents]
+	}
+	if len(warnings) == 0 {
+		return nil // an empty list is dropped from the beat
+	}
+	out := make([]wire.Event, 0, len(warnings))
+	for _, r := range warnings {
+		e := wire.Event{Reason: r.Reason, Kind: r.Kind, Count: r.Count, LastSeen: Timestamp(r.LastSeen)}
+		if reportNamespaces {
+			e.Namespace, e.Note = r.Namespace, r.Message
+		}
+		out = append(out, e)
+	}
+	return out
+}

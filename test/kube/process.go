@@ -1,0 +1,137 @@
+package kube
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Build compiles a workspace main package (e.g. "./observer") into out. Tests
+// build with the race detector so the binaries run under it too.
+func Build(root, pkg, out string, race bool) error {
+	args := []string{"build", "-o", out}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// Process is one running agent binary with its stderr captured.
+type Process struct {
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan struct{}
+	err  error
+}
+
+// StartProcess runs bin with exactly env (nothing inherited but PATH and
+// HOME, so the test controls every setting the binary reads).
+func StartProcess(bin string, env []string, args ...string) (*Process, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	buf := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = buf, buf
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
+	}
+	p := &Process{cmd: cmd, out: buf, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Pid is the process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Output is everything the process wrote so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait waits up to timeout for the process to exit and returns its code.
+func (p *Process) Wait(timeout time.Duration) (int, error) {
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		return -1, fmt.Errorf("still running after %s", timeout)
+	}
+	var exit *exec.ExitError
+	if errors.As(p.err, &exit) {
+		return exit.ExitCode(), nil
+	}
+	return 0, p.err
+}
+
+// Stop sends SIGTERM, waits up to timeout, then kills. It returns the exit
+// code of a clean stop, or an error when the process had to be killed.
+func (p *Process) Stop(timeout time.Duration) (int, error) {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	code, err := p.Wait(timeout)
+	if err != nil {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return -1, fmt.Errorf("did not stop within %s after SIGTERM; killed", timeout)
+	}
+	return code, nil
+}
+
+// Kill ends the process at once, as a crash or an OOM kill would.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// RSS is the process' resident set size in bytes, from /proc.
+func (p *Process) RSS() (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", p.Pid()))
+	if err != nil {
+		return 0, err
+	}
+	var size, resident int64
+	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
+		return 0, err
+	}
+	return resident * int64(os.Getpagesize()), nil
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// Bounded: a chatty binary must not grow the test's memory without end.
+	if b.buf.Len() > 8<<20 {
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
