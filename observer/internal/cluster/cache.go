@@ -32,32 +32,48 @@ func New(client kubernetes.Interface, opts Options) *Cache {
 	c := &Cache{changed: make(chan struct{}, 1)}
 	core := client.CoreV1()
 	c.nodes = c.add(&corev1.Node{}, nodeTransform,
-		listWatch(
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Nodes().List(ctx, o) },
-			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return core.Nodes().Watch(ctx, o) },
+		listWatch(client,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return core.Nodes().List(ctx, o)
+			},
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return core.Nodes().Watch(ctx, o)
+			},
 			""))
 	c.pods = c.add(&corev1.Pod{}, podTransform,
-		listWatch(
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Pods("").List(ctx, o) },
-			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return core.Pods("").Watch(ctx, o) },
+		listWatch(client,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return core.Pods("").List(ctx, o)
+			},
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return core.Pods("").Watch(ctx, o)
+			},
 			""))
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here.
 	warnings := fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()
 	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages),
-		listWatch(
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Events("").List(ctx, o) },
-			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return core.Events("").Watch(ctx, o) },
+		listWatch(client,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return core.Events("").List(ctx, o)
+			},
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return core.Events("").Watch(ctx, o)
+			},
 			warnings))
 	return c
 }
 
+// listWatch tells the reflector, through the wrapper, whether client can
+// stream the initial list (WatchList). Fake clientsets cannot; unwrapped, an
+// informer over one waits for an end-of-list bookmark that never comes.
 func listWatch(
+	client kubernetes.Interface,
 	list func(context.Context, metav1.ListOptions) (runtime.Object, error),
 	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
 	fieldSelector string,
-) *cache.ListWatch {
-	return &cache.ListWatch{
+) cache.ListerWatcher {
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = fieldSelector
 			return list(ctx, o)
@@ -66,10 +82,10 @@ func listWatch(
 			o.FieldSelector = fieldSelector
 			return watchFn(ctx, o)
 		},
-	}
+	}, client)
 }
 
-func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw *cache.ListWatch) cache.Store {
+func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw cache.ListerWatcher) cache.Store {
 	signal := func() {
 		select {
 		case c.changed <- struct{}{}:

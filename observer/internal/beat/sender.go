@@ -1,0 +1,148 @@
+package beat
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/shared/backoff"
+	"kubehz.dev/agent/shared/platform"
+)
+
+// Poster delivers one heartbeat body to the platform.
+type Poster interface {
+	PostHeartbeat(ctx context.Context, body []byte) (platform.Verdict, error)
+}
+
+// Sender delivers heartbeats from a single slot: a payload enqueued while an
+// older one is waiting or in flight replaces it, so a superseded snapshot is
+// never sent and at most one is ever pending.
+type Sender struct {
+	poster    Poster
+	clk       clock.Clock
+	bo        *backoff.Backoff
+	log       *slog.Logger
+	onVerdict func(platform.Verdict)
+
+	payloads *slot[[]byte]
+	verdicts *slot[platform.Verdict]
+}
+
+// NewSender wires a sender. onVerdict, if not nil, receives every present
+// availableUpdates verdict on a goroutine of its own; it may be slow, and
+// when it is, only the newest verdict waits for it.
+func NewSender(p Poster, clk clock.Clock, bo *backoff.Backoff, log *slog.Logger, onVerdict func(platform.Verdict)) *Sender {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Sender{
+		poster:    p,
+		clk:       clk,
+		bo:        bo,
+		log:       log,
+		onVerdict: onVerdict,
+		payloads:  newSlot[[]byte](),
+		verdicts:  newSlot[platform.Verdict](),
+	}
+}
+
+// Enqueue makes body the next heartbeat to send and returns at once. The
+// sender takes ownership of body; the caller must not change it afterwards.
+func (s *Sender) Enqueue(body []byte) {
+	s.payloads.put(body)
+}
+
+// Run sends until ctx is cancelled, then waits for a verdict delivery in
+// progress to finish and returns nil. Call it once.
+func (s *Sender) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if s.onVerdict != nil {
+		wg.Go(func() { s.deliverVerdicts(ctx) })
+	}
+	for {
+		body, seq, ok := s.payloads.peek()
+		if !ok {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-s.payloads.ready:
+				continue
+			}
+		}
+		if !s.send(ctx, body, seq) {
+			return nil
+		}
+	}
+}
+
+// send posts one payload and, when that fails, waits before the retry. It
+// reports false once ctx is done.
+func (s *Sender) send(ctx context.Context, body []byte, seq uint64) bool {
+	v, err := s.poster.PostHeartbeat(ctx, body)
+	if ctx.Err() != nil {
+		return false
+	}
+	if err == nil {
+		s.payloads.clearIf(seq)
+		s.bo.Reset()
+		if v.Present && s.onVerdict != nil {
+			s.verdicts.put(v)
+		}
+		return true
+	}
+	plan := planRetry(err, s.bo.Next())
+	s.logFailure(err, plan)
+	return s.pause(ctx, plan)
+}
+
+// pause waits out a retry plan. It reports false once ctx is done.
+func (s *Sender) pause(ctx context.Context, plan retryPlan) bool {
+	timer := s.clk.NewTimer(plan.wait)
+	defer timer.Stop()
+	// A nil channel never fires, which turns off the early wake-up.
+	var newer <-chan struct{}
+	if plan.interruptible {
+		newer = s.payloads.ready
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C():
+	case <-newer:
+	}
+	return true
+}
+
+func (s *Sender) logFailure(err error, plan retryPlan) {
+	attrs := []any{"attempt", s.bo.Attempt(), "wait", plan.wait.String(), "err", err}
+	var se *platform.StatusError
+	if errors.As(err, &se) {
+		attrs = append(attrs, "status", se.Code)
+	}
+	if platform.IsAuth(err) {
+		s.log.Error("Heartbeat rejected: agent token not accepted, retrying after full backoff", attrs...)
+		return
+	}
+	s.log.Warn("Heartbeat failed, retrying", attrs...)
+}
+
+// deliverVerdicts runs onVerdict away from the send loop, because the
+// consumer writes cluster status and may take up to 15 s (gap G-16).
+func (s *Sender) deliverVerdicts(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.verdicts.ready:
+			// A verdict left pending at shutdown is dropped: the next run's
+			// first beat brings a fresh one.
+			if v, ok := s.verdicts.take(); ok && ctx.Err() == nil {
+				s.onVerdict(v)
+			}
+		}
+	}
+}

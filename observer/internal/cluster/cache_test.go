@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// patience bounds real time spent waiting on the informers; it is a deadline
+// for a hung test, never a delay a passing test sits through.
+const patience = 10 * time.Second
+
+func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
+	normal := warning("shop", "web-0.aaa")
+	normal.Type = corev1.EventTypeNormal
+	normal.Reason = "Pulled"
+	client := fake.NewClientset(
+		readyNode("wrk-b", corev1.ConditionTrue),
+		readyNode("ctl-a", corev1.ConditionTrue),
+		pod("shop", "web-0", corev1.PodRunning),
+		pod("kube-system", "dns-0", corev1.PodPending),
+		warning("shop", "web-0.17f"),
+		normal,
+	)
+	c := New(client, Options{KeepEventMessages: true})
+
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() {
+		c.Run(ctx)
+		close(stopped)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(patience):
+			t.Error("Run did not return after cancel")
+		}
+	}()
+
+	syncCtx, syncCancel := context.WithTimeout(ctx, patience)
+	defer syncCancel()
+	if !c.WaitForSync(syncCtx) {
+		t.Fatal("caches did not sync")
+	}
+
+	wantNodes := []*Node{
+		{Name: "ctl-a", Status: "Ready", Ready: true, Roles: "worker"},
+		{Name: "wrk-b", Status: "Ready", Ready: true, Roles: "worker"},
+	}
+	awaitEqual(t, "nodes", c.Nodes, wantNodes)
+	awaitEqual(t, "pods", c.Pods, []*Pod{
+		{Namespace: "kube-system", Name: "dns-0", Phase: "Pending"},
+		{Namespace: "shop", Name: "web-0", Phase: "Running"},
+	})
+	// The fake clientset ignores the Warning field selector, so the Normal
+	// event is cached too; its flag keeps it off the beat.
+	awaitEqual(t, "events", c.Events, []*Event{
+		{Namespace: "shop", Name: "web-0.17f", Reason: "FailedMount", Kind: "Pod",
+			Message: "volume secret-x not found", Warning: true, Count: 2, LastSeen: t0},
+		{Namespace: "shop", Name: "web-0.aaa", Reason: "Pulled", Kind: "Pod",
+			Message: "volume secret-x not found", Count: 2, LastSeen: t0},
+	})
+	settle(t, c)
+
+	nodes := client.CoreV1().Nodes()
+	if _, err := nodes.Update(ctx, readyNode("wrk-b", corev1.ConditionFalse), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantNodes[1] = &Node{Name: "wrk-b", Status: "NotReady", Roles: "worker"}
+	awaitEqual(t, "nodes after update", c.Nodes, wantNodes)
+	awaitSignal(t, c, "node update")
+
+	if _, err := client.CoreV1().Pods("shop").Create(ctx, pod("shop", "web-1", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitEqual(t, "pods after add", c.Pods, []*Pod{
+		{Namespace: "kube-system", Name: "dns-0", Phase: "Pending"},
+		{Namespace: "shop", Name: "web-0", Phase: "Running"},
+		{Namespace: "shop", Name: "web-1"},
+	})
+	awaitSignal(t, c, "pod add")
+
+	if err := client.CoreV1().Events("shop").Delete(ctx, "web-0.aaa", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitEqual(t, "events after delete", c.Events, []*Event{
+		{Namespace: "shop", Name: "web-0.17f", Reason: "FailedMount", Kind: "Pod",
+			Message: "volume secret-x not found", Warning: true, Count: 2, LastSeen: t0},
+	})
+	awaitSignal(t, c, "event delete")
+
+	if err := nodes.Delete(ctx, "ctl-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitEqual(t, "nodes after delete", c.Nodes, wantNodes[1:])
+	awaitSignal(t, c, "node delete")
+}
+
+func readyNode(name string, ready corev1.ConditionStatus) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: managed},
+		Status: corev1.NodeStatus{
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}},
+		},
+	}
+}
+
+func pod(ns, name string, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ManagedFields: managed},
+		Status:     corev1.PodStatus{Phase: phase},
+	}
+}
+
+type keyed interface{ *Node | *Pod | *Event }
+
+// awaitEqual polls list until, sorted by key, it equals want. Stores list in
+// no particular order.
+func awaitEqual[T keyed](t *testing.T, what string, list func() []T, want []T) {
+	t.Helper()
+	var got []T
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		got = list()
+		slices.SortFunc(got, func(a, b T) int { return cmp.Compare(keyOf(a), keyOf(b)) })
+		if reflect.DeepEqual(got, want) {
+			return
+		}
+	}
+	t.Fatalf("%s:\n%s\nwant\n%s", what, dump(got), dump(want))
+}
+
+func keyOf[T keyed](v T) string {
+	m := any(v).(interface{ GetObjectMeta() metav1.Object }).GetObjectMeta()
+	return m.GetNamespace() + "/" + m.GetName()
+}
+
+func dump[T keyed](items []T) string {
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "  %+v\n", it)
+	}
+	return b.String()
+}
+
+// awaitSignal requires a change signal within patience.
+func awaitSignal(t *testing.T, c *Cache, after string) {
+	t.Helper()
+	select {
+	case <-c.Changed():
+	case <-time.After(patience):
+		t.Fatalf("no change signal after %s", after)
+	}
+}
+
+// settle drains the signals of the initial list. The informers mark
+// themselves synced just before handling the last listed object, so one
+// late signal may follow the stores filling; a quiet 200 ms ends it.
+func settle(t *testing.T, c *Cache) {
+	t.Helper()
+	for {
+		select {
+		case <-c.Changed():
+		case <-time.After(200 * time.Millisecond):
+			return
+		}
+	}
+}

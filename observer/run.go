@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/observer/internal/beat"
+	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/observer/internal/collect"
+	"kubehz.dev/agent/shared/backoff"
+	"kubehz.dev/agent/shared/buildinfo"
+	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/logs"
+	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/token"
+)
+
+// apiTimeout bounds every one-shot apiserver call (discovery, the token
+// Secret); watches are long-lived and bounded by the apiserver instead.
+const apiTimeout = 15 * time.Second
+
+func run(ctx context.Context, _ []string, getenv func(string) string, _, stderr io.Writer) error {
+	cfg, err := config.LoadObserver(ctx, envconfig.LookuperFunc(func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	}))
+	if err != nil {
+		return err
+	}
+	log := logs.New(stderr, cfg.LogLevel)
+	log.Info("Starting observer", "version", buildinfo.Version, "config", cfg)
+	applyMemoryLimit(getenv, log)
+
+	restCfg, err := kubeConfig(getenv)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(withTimeout(restCfg))
+	if err != nil {
+		return fmt.Errorf("discovery client: %w", err)
+	}
+
+	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
+	if _, err := tokens.Token(ctx); err != nil {
+		return fmt.Errorf("resolve the agent token: %w", err)
+	}
+	plat, err := platform.New(platform.Options{
+		BaseURL: cfg.APIURL, ClusterID: cfg.ClusterID, Credentials: tokens,
+		UserAgent: buildinfo.UserAgent(), Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+
+	caches := cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
+	version := cluster.NewVersion(disc, log)
+	sender := beat.NewSender(plat, clock.RealClock{}, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log, nil)
+	loop := &beat.Loop{
+		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
+		Clock:   clock.RealClock{},
+		Changed: caches.Changed(),
+		Enqueue: sender.Enqueue,
+		Log:     log,
+		Build: func(now time.Time) ([]byte, error) {
+			p := collect.Build(collect.Input{
+				ClusterID:         cfg.ClusterID,
+				AgentVersion:      buildinfo.Version,
+				KubernetesVersion: version.Get(),
+				Now:               now,
+				ReportNamespaces:  cfg.ReportNamespaces,
+				Nodes:             caches.Nodes(),
+				Pods:              caches.Pods(),
+				Events:            caches.Events(),
+			})
+			p.Cap()
+			return json.Marshal(p)
+		},
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { caches.Run(gctx); return nil })
+	g.Go(func() error { return sender.Run(gctx) })
+	g.Go(func() error {
+		version.Refresh()
+		version.Run(gctx)
+		return nil
+	})
+	g.Go(func() error {
+		if !caches.WaitForSync(gctx) {
+			return nil // cancelled before the first list finished
+		}
+		log.Info("Caches synced; beating", "nodes", len(caches.Nodes()), "pods", len(caches.Pods()))
+		return loop.Run(gctx)
+	})
+	err = g.Wait()
+	log.Info("Observer stopped")
+	return err
+}
+
+// kubeConfig is the in-cluster ServiceAccount config, or KUBECONFIG when run
+// outside a cluster (tests, the demo, a laptop).
+func kubeConfig(getenv func(string) string) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if path := getenv("KUBECONFIG"); path != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", path)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes config (in-cluster, or set KUBECONFIG): %w", err)
+	}
+	cfg.UserAgent = buildinfo.UserAgent()
+	cfg.QPS, cfg.Burst = 20, 30
+	// Protobuf halves decode memory and CPU for the big lists (pods at scale).
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	return cfg, nil
+}
+
+func withTimeout(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.Timeout = apiTimeout
+	return c
+}
+
+// applyMemoryLimit sets the Go soft memory limit to 90% of the container's
+// limit (KUBEHZ_MEMORY_LIMIT, bytes, from the downward API), unless the user
+// set GOMEMLIMIT themselves. The headroom covers what the runtime does not
+// count, so the collector tightens before the kernel OOM-kills.
+func applyMemoryLimit(getenv func(string) string, log *slog.Logger) {
+	if getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	raw := getenv("KUBEHZ_MEMORY_LIMIT")
+	if raw == "" {
+		return
+	}
+	var limit int64
+	if _, err := fmt.Sscan(raw, &limit); err != nil || limit <= 0 {
+		log.Warn("Ignoring KUBEHZ_MEMORY_LIMIT", "value", raw)
+		return
+	}
+	soft := limit / 10 * 9
+	debug.SetMemoryLimit(soft)
+	log.Info("Go memory limit set", "bytes", soft, "containerLimit", limit)
+}
+

@@ -1,0 +1,112 @@
+// Package config reads the agents' settings from the environment once,
+// validates all of them, and reports every bad variable in one error so an
+// operator fixes the Deployment in a single edit.
+package config
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/token"
+)
+
+// Common is what both binaries need.
+type Common struct {
+	ClusterID  string
+	APIURL     *url.URL // no trailing slash; a path prefix is kept
+	AgentToken token.Token
+	TokenFile  string
+	Namespace  string // of the identity Secret
+	SecretName string
+	LogLevel   slog.Level
+}
+
+// Observer is the observer binary's configuration.
+type Observer struct {
+	Common
+	FullInterval     time.Duration
+	Debounce         time.Duration
+	MinGap           time.Duration
+	ReportNamespaces bool
+}
+
+// The raw structs are all strings so that go-envconfig only looks values up
+// and applies defaults: it never parses, so it can neither stop at the first
+// bad value nor quote a value (the token) in its error.
+type rawCommon struct {
+	ClusterID  string `env:"CLUSTER_ID"`
+	APIURL     string `env:"KUBEHZ_API_URL"`
+	AgentToken string `env:"KUBEHZ_AGENT_TOKEN"`
+	TokenFile  string `env:"KUBEHZ_AGENT_TOKEN_FILE, default=/var/run/secrets/kubehz/agent-token"`
+	Namespace  string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
+	SecretName string `env:"KUBEHZ_SECRET_NAME, default=kubehz-agent"`
+	LogLevel   string `env:"KUBEHZ_LOG_LEVEL"`
+}
+
+// Common is a named field, not an embedding: go-envconfig cannot set an
+// embedded field of an unexported type and would silently skip it.
+type rawObserver struct {
+	Common           rawCommon
+	FullInterval     string `env:"KUBEHZ_FULL_INTERVAL, default=60s"`
+	Debounce         string `env:"KUBEHZ_DEBOUNCE, default=10s"`
+	MinGap           string `env:"KUBEHZ_MIN_GAP, default=15s"`
+	ReportNamespaces string `env:"KUBEHZ_REPORT_NAMESPACES"`
+}
+
+// LoadObserver reads and validates the observer's settings from l (use
+// envconfig.OsLookuper in main, envconfig.MapLookuper in tests). A
+// validation failure is a *Error naming every bad variable.
+func LoadObserver(ctx context.Context, l envconfig.Lookuper) (Observer, error) {
+	var raw rawObserver
+	if err := lookup(ctx, l, &raw); err != nil {
+		return Observer{}, err
+	}
+	var p problems
+	o := Observer{
+		Common:           parseCommon(raw.Common, &p),
+		FullInterval:     p.duration("KUBEHZ_FULL_INTERVAL", raw.FullInterval),
+		Debounce:         p.duration("KUBEHZ_DEBOUNCE", raw.Debounce),
+		MinGap:           p.duration("KUBEHZ_MIN_GAP", raw.MinGap),
+		ReportNamespaces: p.boolean("KUBEHZ_REPORT_NAMESPACES", raw.ReportNamespaces),
+	}
+	if err := p.err(); err != nil {
+		return Observer{}, err
+	}
+	return o, nil
+}
+
+func parseCommon(raw rawCommon, p *problems) Common {
+	return Common{
+		ClusterID:  p.clusterID("CLUSTER_ID", raw.ClusterID),
+		APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
+		AgentToken: p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
+		TokenFile:  raw.TokenFile,
+		Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+		SecretName: p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+		LogLevel:   logLevel(raw.LogLevel),
+	}
+}
+
+// lookup fills a raw struct. Every value is trimmed and a blank one counts
+// as unset, so a stray space or an empty `value: ""` in a manifest means the
+// default rather than an error.
+func lookup(ctx context.Context, l envconfig.Lookuper, raw any) error {
+	if l == nil {
+		l = envconfig.OsLookuper()
+	}
+	trimmed := envconfig.LookuperFunc(func(key string) (string, bool) {
+		v, ok := l.Lookup(key)
+		v = strings.TrimSpace(v)
+		return v, ok && v != ""
+	})
+	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: raw, Lookuper: trimmed}); err != nil {
+		return fmt.Errorf("read environment: %w", err)
+	}
+	return nil
+}

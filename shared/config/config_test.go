@@ -1,0 +1,199 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/token"
+)
+
+const goodToken = "khz_agt_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+func minimal() map[string]string {
+	return map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://api.kubehz.dev"}
+}
+
+func with(overrides map[string]string) map[string]string {
+	env := minimal()
+	for k, v := range overrides {
+		env[k] = v
+	}
+	return env
+}
+
+func load(env map[string]string) (Observer, error) {
+	return LoadObserver(context.Background(), envconfig.MapLookuper(env))
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func defaults(t *testing.T) Observer {
+	return Observer{
+		Common: Common{
+			ClusterID:  "c1",
+			APIURL:     mustURL(t, "https://api.kubehz.dev"),
+			TokenFile:  "/var/run/secrets/kubehz/agent-token",
+			Namespace:  "kubehz-system",
+			SecretName: "kubehz-agent",
+			LogLevel:   slog.LevelInfo,
+		},
+		FullInterval: 60 * time.Second,
+		Debounce:     10 * time.Second,
+		MinGap:       15 * time.Second,
+	}
+}
+
+func TestLoadObserver_Settings(t *testing.T) {
+	cases := []struct {
+		name  string
+		env   map[string]string
+		tweak func(o *Observer)
+	}{
+		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*Observer) {}},
+		{
+			name: "blank values count as unset",
+			env: with(map[string]string{
+				"KUBEHZ_AGENT_TOKEN": " ", "KUBEHZ_NAMESPACE": "", "KUBEHZ_FULL_INTERVAL": "  ",
+				"KUBEHZ_REPORT_NAMESPACES": "", "KUBEHZ_AGENT_TOKEN_FILE": "",
+			}),
+			tweak: func(*Observer) {},
+		},
+		{
+			name: "overrides",
+			env: with(map[string]string{
+				"CLUSTER_ID": "  K8S_lab.example-1.com\n", "KUBEHZ_AGENT_TOKEN": goodToken + "\n",
+				"KUBEHZ_AGENT_TOKEN_FILE": "/tok", "KUBEHZ_NAMESPACE": "agents", "KUBEHZ_SECRET_NAME": "id.v2",
+				"KUBEHZ_LOG_LEVEL": "DEBUG", "KUBEHZ_FULL_INTERVAL": "2m", "KUBEHZ_DEBOUNCE": "500ms",
+				"KUBEHZ_MIN_GAP": "1s", "KUBEHZ_REPORT_NAMESPACES": "true",
+			}),
+			tweak: func(o *Observer) {
+				o.ClusterID, o.AgentToken, o.TokenFile = "K8S_lab.example-1.com", token.Token(goodToken), "/tok"
+				o.Namespace, o.SecretName, o.LogLevel = "agents", "id.v2", slog.LevelDebug
+				o.FullInterval, o.Debounce, o.MinGap = 2*time.Minute, 500*time.Millisecond, time.Second
+				o.ReportNamespaces = true
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := load(tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaults(t)
+			tc.tweak(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestLoadObserver_NamesEveryBadVariableAtOnce(t *testing.T) {
+	badToken := "khz_agt_" + strings.Repeat("E", 64)
+	env := map[string]string{
+		"CLUSTER_ID":               "a/b",
+		"KUBEHZ_API_URL":           "http://api.kubehz.dev",
+		"KUBEHZ_AGENT_TOKEN":       badToken,
+		"KUBEHZ_NAMESPACE":         "Kube-System",
+		"KUBEHZ_SECRET_NAME":       "Bad_Name",
+		"KUBEHZ_FULL_INTERVAL":     "abc",
+		"KUBEHZ_DEBOUNCE":          "-1s",
+		"KUBEHZ_MIN_GAP":           "0s",
+		"KUBEHZ_REPORT_NAMESPACES": "yes",
+	}
+	_, err := load(env)
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	var vars []string
+	for _, p := range cerr.Problems {
+		vars = append(vars, p.Var)
+	}
+	want := []string{
+		"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_AGENT_TOKEN", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME",
+		"KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_REPORT_NAMESPACES",
+	}
+	if !reflect.DeepEqual(vars, want) {
+		t.Fatalf("named %v, want %v", vars, want)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want)+1 {
+		t.Fatalf("want a header and one line per variable, got:\n%s", err)
+	}
+	if strings.Contains(err.Error(), badToken) {
+		t.Fatal("error echoes the token")
+	}
+}
+
+func TestLoadObserver_MissingRequiredIsFatal(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{name: "nothing set", env: map[string]string{}, want: []string{"CLUSTER_ID", "KUBEHZ_API_URL"}},
+		{name: "cluster id missing", env: map[string]string{"KUBEHZ_API_URL": "https://x"}, want: []string{"CLUSTER_ID"}},
+		{name: "url blank", env: map[string]string{"CLUSTER_ID": "c", "KUBEHZ_API_URL": " "}, want: []string{"KUBEHZ_API_URL"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(tc.env)
+			var cerr *Error
+			if !errors.As(err, &cerr) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			want := make([]Problem, 0, len(tc.want))
+			for _, v := range tc.want {
+				want = append(want, Problem{Var: v, Reason: "is required"})
+			}
+			if !reflect.DeepEqual(cerr.Problems, want) {
+				t.Fatalf("problems = %v, want %v", cerr.Problems, want)
+			}
+		})
+	}
+}
+
+func TestObserver_PrintableFormRedactsToken(t *testing.T) {
+	cases := []struct {
+		name string
+		tok  string
+		want string
+	}{
+		{name: "set", tok: goodToken, want: `"agentToken":"khz_agt_***redacted***"`},
+		{name: "unset", tok: "", want: `"agentToken":"<unset>"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := load(with(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", o)
+			printed := b.String() + fmtAll(o)
+			if !strings.Contains(b.String(), tc.want) || !strings.Contains(b.String(), `"minGap":"15s"`) {
+				t.Fatalf("log line lacks %s or the settings: %s", tc.want, b.String())
+			}
+			if strings.Contains(printed, goodToken) {
+				t.Fatalf("token leaked: %s", printed)
+			}
+		})
+	}
+}

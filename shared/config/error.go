@@ -1,0 +1,41 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Problem is one bad variable and what is wrong with it, in words safe to
+// log: a token's value is never quoted.
+type Problem struct {
+	Var    string
+	Reason string
+}
+
+// Error lists every bad variable, in the order they were checked.
+type Error struct {
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("invalid configuration:")
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  %s: %s", p.Var, p.Reason)
+	}
+	return b.String()
+}
+
+// problems collects failures so parsing carries on after the first one.
+type problems []Problem
+
+func (p *problems) add(name, format string, args ...any) {
+	*p = append(*p, Problem{Var: name, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return &Error{Problems: p}
+}

@@ -1,0 +1,144 @@
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"kubehz.dev/agent/shared/token"
+)
+
+// clusterIDPattern keeps the ID safe to splice into a URL path segment
+// unescaped: no slash, no dot-dot segment, no percent sign, no query.
+var clusterIDPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9])?$`)
+
+// The only hosts that may be reached over plain http, because the bearer
+// token then never leaves the machine.
+var loopback = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+
+func (p *problems) clusterID(name, v string) string {
+	switch {
+	case v == "":
+		p.add(name, "is required")
+	case !clusterIDPattern.MatchString(v):
+		p.add(name, "%q must be 1-253 letters, digits, '.', '_' or '-', starting and ending with a letter or digit", v)
+	default:
+		return v
+	}
+	return ""
+}
+
+func (p *problems) apiURL(name, v string) *url.URL {
+	if v == "" {
+		p.add(name, "is required")
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		// url.Error quotes the whole input; keep only the reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		p.add(name, "is not a URL: %v", err)
+		return nil
+	}
+	if reason := urlProblem(u); reason != "" {
+		p.add(name, "%q %s", u.Redacted(), reason)
+		return nil
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = strings.TrimRight(u.RawPath, "/")
+	return u
+}
+
+// urlProblem rejects anything but a plain base URL: userinfo would be sent as
+// a second credential, and a query or fragment cannot take a path appended.
+func urlProblem(u *url.URL) string {
+	switch {
+	case u.Hostname() == "":
+		return "must have a host"
+	case u.Scheme == "http" && !loopback[u.Hostname()]:
+		return "must use https (http is allowed only for localhost, 127.0.0.1 or ::1)"
+	case u.Scheme != "https" && u.Scheme != "http":
+		return "must use https"
+	case u.User != nil:
+		return "must not contain credentials"
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "must not have a query or fragment"
+	}
+	return ""
+}
+
+func (p *problems) token(name, v string) token.Token {
+	if v == "" {
+		return ""
+	}
+	if err := token.Validate(v); err != nil {
+		p.add(name, "%v", err)
+		return ""
+	}
+	return token.Token(v)
+}
+
+func (p *problems) dnsLabel(name, v string) string {
+	if len(validation.IsDNS1123Label(v)) > 0 {
+		p.add(name, "%q is not a DNS-1123 label: at most 63 lowercase letters, digits or '-', "+
+			"starting and ending with a letter or digit", v)
+		return ""
+	}
+	return v
+}
+
+func (p *problems) dnsSubdomain(name, v string) string {
+	if len(validation.IsDNS1123Subdomain(v)) > 0 {
+		p.add(name, "%q is not a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', "+
+			"starting and ending with a letter or digit", v)
+		return ""
+	}
+	return v
+}
+
+func (p *problems) duration(name, v string) time.Duration {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		p.add(name, "%q is not a Go duration such as 30s or 2m", v)
+	case d <= 0:
+		p.add(name, "must be greater than 0, got %s", v)
+	default:
+		return d
+	}
+	return 0
+}
+
+// boolean follows strconv.ParseBool; blank means false.
+func (p *problems) boolean(name, v string) bool {
+	if v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.add(name, "%q is not a boolean (use true or false)", v)
+	}
+	return b
+}
+
+// logLevel never fails: an unknown level is not worth refusing to start.
+func logLevel(v string) slog.Level {
+	switch v {
+	case "debug", "DEBUG":
+		return slog.LevelDebug
+	case "warn", "WARN":
+		return slog.LevelWarn
+	case "error", "ERROR":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}

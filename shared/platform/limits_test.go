@@ -1,0 +1,156 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingTransport counts the response body bytes the client pulls, which
+// is what the caps bound; the server's write count would include kernel
+// buffers the client never read.
+type countingTransport struct {
+	base *http.Transport
+	read atomic.Int64
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &t.read}
+	}
+	return resp, err
+}
+
+func (t *countingTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+func TestBodyCaps_HugeBodiesAreNotReadPastTheCaps(t *testing.T) {
+	const huge = 10 << 20 // bytes
+	tests := []struct {
+		name    string
+		code    int
+		call    func(*Client) error
+		maxRead int64
+	}{
+		{name: "2xx heartbeat reads verdict cap plus drain", code: 200,
+			call:    func(c *Client) error { _, err := c.PostHeartbeat(context.Background(), nil); return err },
+			maxRead: maxVerdictBytes + 1 + maxDrainBytes},
+		{name: "500 heartbeat reads snippet plus drain", code: 500,
+			call:    func(c *Client) error { _, err := c.PostHeartbeat(context.Background(), nil); return err },
+			maxRead: 4<<10 + 1 + maxDrainBytes},
+		{name: "2xx desired reads document cap plus drain", code: 200,
+			call:    func(c *Client) error { _, err := c.GetDesired(context.Background(), ""); return err },
+			maxRead: maxDesiredBytes + 1 + maxDrainBytes},
+		{name: "redirect reads only the drain", code: 302,
+			call:    func(c *Client) error { _, err := c.GetDesired(context.Background(), ""); return err },
+			maxRead: 4<<10 + 1 + maxDrainBytes},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.code)
+				chunk := bytes.Repeat([]byte("x"), 64<<10)
+				for sent := 0; sent < huge; sent += len(chunk) {
+					if _, err := w.Write(chunk); err != nil {
+						return
+					}
+				}
+				// A client that reads to EOF would now wait for its timeout.
+				<-r.Context().Done()
+			})
+			counter := &countingTransport{base: newTransport(nil)}
+			c, _ := newTestClient(t, srv, func(o *Options) {
+				o.Transport = counter
+				o.Timeout = 10 * time.Second
+				o.Logger = slog.New(slog.DiscardHandler)
+			})
+			start := time.Now()
+			_ = tt.call(c)
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("call took %s; it must not wait for the body's end", elapsed)
+			}
+			if got := counter.read.Load(); got > tt.maxRead {
+				t.Errorf("read %d body bytes, cap is %d", got, tt.maxRead)
+			}
+		})
+	}
+}
+
+func TestTimeout_HangingServerIsCutOff(t *testing.T) {
+	tests := []struct {
+		name        string
+		sendHeaders bool
+		call        func(context.Context, *Client) error
+		wantErr     bool
+	}{
+		{name: "heartbeat, no headers ever", wantErr: true,
+			call: func(ctx context.Context, c *Client) error { _, err := c.PostHeartbeat(ctx, nil); return err }},
+		{name: "desired, no headers ever", wantErr: true,
+			call: func(ctx context.Context, c *Client) error { _, err := c.GetDesired(ctx, ""); return err }},
+		// The 2xx already delivered the beat; only the verdict is lost.
+		{name: "heartbeat, body stalls after 200", sendHeaders: true,
+			call: func(ctx context.Context, c *Client) error {
+				v, err := c.PostHeartbeat(ctx, nil)
+				if v.Present {
+					return errors.New("verdict from a stalled body")
+				}
+				return err
+			}},
+		{name: "desired, body stalls after 200", sendHeaders: true, wantErr: true,
+			call: func(ctx context.Context, c *Client) error { _, err := c.GetDesired(ctx, ""); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if tt.sendHeaders {
+					w.WriteHeader(http.StatusOK)
+					_, _ = io.WriteString(w, `{"availableUpdates":[`)
+					w.(http.Flusher).Flush()
+				}
+				<-r.Context().Done()
+			})
+			c, _ := newTestClient(t, srv, func(o *Options) { o.Timeout = 200 * time.Millisecond })
+			start := time.Now()
+			err := tt.call(context.Background(), c)
+			if elapsed := time.Since(start); elapsed > 3*time.Second {
+				t.Errorf("call took %s with a 200ms timeout", elapsed)
+			}
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %t", err, tt.wantErr)
+			}
+			var se *StatusError
+			if errors.As(err, &se) {
+				t.Errorf("a timeout is not a platform answer: %v", err)
+			}
+			assertNoSecret(t, err)
+		})
+	}
+}
+
+func TestTimeout_CallerContextIsHonoured(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	c, _ := newTestClient(t, srv, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.PostHeartbeat(ctx, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the caller's deadline", err)
+	}
+}

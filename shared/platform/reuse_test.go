@@ -1,0 +1,79 @@
+package platform
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestConnections_ReusedAfterBodiesWithinTheDrain(t *testing.T) {
+	tests := []struct {
+		name string
+		code int
+		body string
+	}{
+		{name: "small 2xx", code: 200, body: `{"availableUpdates":[]}`},
+		{name: "2xx just over the verdict cap", code: 200, body: strings.Repeat(" ", maxVerdictBytes+maxDrainBytes/2)},
+		{name: "error answer", code: 500, body: strings.Repeat("e", maxDrainBytes/2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var conns atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.code)
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			c, _ := newTestClient(t, srv, nil)
+			for range 3 {
+				_, _ = c.PostHeartbeat(t.Context(), nil)
+			}
+			if n := conns.Load(); n != 1 {
+				t.Errorf("three beats opened %d connections, want 1", n)
+			}
+		})
+	}
+}
+
+func TestDebugSnippet_IsShortCleanAndRedacted(t *testing.T) {
+	var logs bytes.Buffer
+	body := "bad beat\n" + secret + "\x1b[31m" + strings.Repeat("z", 2000)
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, body)
+	})
+	c, _ := newTestClient(t, srv, func(o *Options) {
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	_, err := c.PostHeartbeat(t.Context(), nil)
+	assertNoSecret(t, err)
+	var line struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	}
+	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+		t.Fatalf("log line %q: %v", logs.String(), err)
+	}
+	if line.Status != 400 || !strings.HasPrefix(line.Body, "bad beat <redacted>") {
+		t.Errorf("log line = %+v", line)
+	}
+	if len(line.Body) > snippetBytes || strings.ContainsAny(line.Body, "\n\x1b") {
+		t.Errorf("snippet not bounded or not cleaned: %q", line.Body)
+	}
+	if strings.Contains(logs.String(), secret) {
+		t.Error("log leaks the token")
+	}
+}

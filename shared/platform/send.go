@@ -1,0 +1,145 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+)
+
+const (
+	// maxDrainBytes is what is read and thrown away after a response so its
+	// connection can be reused; a longer body costs a new connection instead
+	// of an unbounded read.
+	maxDrainBytes = 64 << 10
+	// snippetBytes of an error body reach the debug log, enough for the
+	// platform's validation message and no more.
+	snippetBytes = 256
+	// maxTargetBytes clamps a redirect target quoted in an error.
+	maxTargetBytes = 200
+)
+
+// request is one call to the platform: op names it in errors.
+type request struct {
+	op          string
+	method      string
+	url         string
+	body        []byte
+	header      http.Header
+	notModified bool // 304 is an answer, not an error
+}
+
+// send makes one authorized request. It returns the response only for a 2xx
+// (or an allowed 304); the caller then owns the body and must closeBody it.
+// Every other outcome is an error and the body is already closed.
+func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
+	tok, err := c.creds.Token(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read agent token: %w", r.op, err)
+	}
+	if tok == "" {
+		return nil, fmt.Errorf("%s: agent token is empty", r.op)
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request: %w", r.op, err)
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Authorization", "Bearer "+tok.Reveal())
+
+	// A transport error names the method and URL, never a header, so the
+	// token cannot ride along in it.
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.op, err)
+	}
+	code := resp.StatusCode
+	if code >= 200 && code < 300 || code == http.StatusNotModified && r.notModified {
+		return resp, nil
+	}
+	defer closeBody(resp.Body)
+	c.logSnippet(r.op, resp, tok.Reveal())
+	if code >= 300 && code < 400 && code != http.StatusNotModified {
+		return nil, fmt.Errorf("%s: %w", r.op, &RedirectError{Code: code, Target: redirectTarget(resp)})
+	}
+	if code == http.StatusUnauthorized {
+		c.creds.Invalidate()
+	}
+	se := &StatusError{Code: code}
+	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
+	}
+	return nil, fmt.Errorf("%s: %w", r.op, se)
+}
+
+// closeBody drains a bounded tail so the connection can go back to the
+// pool, then closes.
+func closeBody(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, maxDrainBytes)
+	_ = body.Close()
+}
+
+// readCapped reads at most limit bytes; over reports whether more was there.
+func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
+	data, err = io.ReadAll(io.LimitReader(r, limit+1))
+	if int64(len(data)) > limit {
+		return data[:limit], true, err
+	}
+	return data, false, err
+}
+
+// logSnippet puts the start of an error body in the debug log: the platform
+// explains a 400 there. It is read from the same bounded budget closeBody
+// drains, cleaned of control characters and of the token should the server
+// ever echo it.
+func (c *Client) logSnippet(op string, resp *http.Response, secret string) {
+	if c.log == nil {
+		return
+	}
+	head, _, _ := readCapped(resp.Body, 4<<10)
+	text := strings.ReplaceAll(string(head), secret, "<redacted>")
+	text = strings.ToValidUTF8(text, "?")
+	text = strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return ' '
+	}, text)
+	if len(text) > snippetBytes {
+		text = strings.ToValidUTF8(text[:snippetBytes], "")
+	}
+	c.log.DebugContext(resp.Request.Context(), "Platform answered an error",
+		"op", op, "status", resp.StatusCode, "body", text)
+}
+
+// redirectTarget keeps only scheme, host and path of Location, resolved
+// against the request, so an operator sees where the platform moved without
+// its query string reaching a log.
+func redirectTarget(resp *http.Response) string {
+	loc, err := resp.Location()
+	if err != nil {
+		if !errors.Is(err, http.ErrNoLocation) {
+			return "an unparsable location"
+		}
+		return ""
+	}
+	clean := url.URL{Scheme: loc.Scheme, Host: loc.Host}
+	target := clean.String() + loc.EscapedPath()
+	if len(target) > maxTargetBytes {
+		target = target[:maxTargetBytes] + "…"
+	}
+	return target
+}

@@ -1,0 +1,55 @@
+package platform
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+func FuzzParseVerdict(f *testing.F) {
+	for _, seed := range []string{
+		``, `null`, `{}`, `[]`, `"x"`, `{"status":"ok"}`,
+		`{"availableUpdates":null}`, `{"availableUpdates":[]}`, `{"availableUpdates":{}}`,
+		`{"availableUpdates":[{"name":"cilium","current":"1.15.0","latest":"1.16.1"}]}`,
+		`{"availableUpdates":[{"name":"a"},null]}`, `{"availableUpdates":[{"name":""}]}`,
+		`{"availableUpdates":[{"name":"a","name":"b"}],"availableUpdates":[]}`,
+		`{"availableUpdates":[{"name":"\u00e9\ud800"}]}`, `{"availableUpdates":[{"name":1}]}`,
+		`{"availableUpdates":[` + strings.Repeat(`{"name":"n"},`, 10) + `{"name":"z"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		v := readVerdict(bytes.NewReader(body))
+		if !v.Present {
+			if v.Updates != nil {
+				t.Fatalf("no verdict but updates %#v", v.Updates)
+			}
+			return
+		}
+		if len(body) > maxVerdictBytes {
+			t.Fatalf("verdict from a %d-byte body", len(body))
+		}
+		if v.Updates == nil {
+			t.Fatal("present verdict with a nil list")
+		}
+		// Independently of the parser: the entries are the body's list, in
+		// order, one for one.
+		var doc map[string]json.RawMessage
+		var list []json.RawMessage
+		if json.Unmarshal(body, &doc) != nil || json.Unmarshal(doc["availableUpdates"], &list) != nil {
+			t.Fatalf("verdict %#v from a body without a list", v)
+		}
+		if len(list) != len(v.Updates) {
+			t.Fatalf("%d entries from a list of %d", len(v.Updates), len(list))
+		}
+		for i, raw := range list {
+			var want wire.AvailableUpdate
+			if err := json.Unmarshal(raw, &want); err != nil || want != v.Updates[i] || want.Name == "" {
+				t.Fatalf("entry %d = %#v, list holds %s", i, v.Updates[i], raw)
+			}
+		}
+	})
+}

@@ -1,0 +1,152 @@
+package token
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestSource_ResolutionOrder(t *testing.T) {
+	malformed := "khz_agt_" + strings.Repeat("A", 64)
+	cases := []struct {
+		name       string
+		env        string
+		file       *string // nil: no file; the path is a directory when dir is set
+		dir        bool
+		secret     string
+		secretErr  error
+		noSecret   bool
+		want       string
+		wantErr    bool
+		wantSecret int
+	}{
+		{name: "env wins", env: valid(1), file: ptr(valid(2)), secret: valid(3), want: valid(1)},
+		{name: "env malformed is fatal", env: malformed, file: ptr(valid(2)), wantErr: true},
+		{name: "file trailing newline trimmed", file: ptr(valid(2) + "\n"), secret: valid(3), want: valid(2)},
+		{name: "file missing falls through", secret: valid(3), want: valid(3), wantSecret: 1},
+		{name: "file blank falls through", file: ptr(" \n"), secret: valid(3), want: valid(3), wantSecret: 1},
+		{name: "file read error falls through", dir: true, secret: valid(3), want: valid(3), wantSecret: 1},
+		{name: "file malformed is fatal", file: ptr(malformed + "\n"), secret: valid(3), wantErr: true},
+		{name: "file claim code is fatal", file: ptr("khzc_" + strings.Repeat("a", 64)), wantErr: true},
+		{name: "secret trimmed", secret: "\t" + valid(3) + "\n", want: valid(3), wantSecret: 1},
+		{name: "secret malformed", secret: malformed, wantErr: true, wantSecret: 1},
+		{name: "secret get fails", secretErr: errors.New("forbidden"), wantErr: true, wantSecret: 1},
+		{name: "no file and no secret", noSecret: true, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tokenPath(t)
+			switch {
+			case tc.dir:
+				path = t.TempDir()
+			case tc.file != nil:
+				writeAt(t, path, *tc.file, epoch)
+			}
+			fs := &fakeSecret{val: tc.secret, err: tc.secretErr}
+			read := fs.read
+			if tc.noSecret {
+				read = nil
+			}
+			log, logs := testLogger()
+			got, err := NewSource(Token(tc.env), path, read, log).Token(context.Background())
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("Token succeeded, want an error")
+				}
+				if strings.Contains(err.Error(), malformed) || strings.Contains(logs.String(), malformed) {
+					t.Fatalf("error or log echoes the token: %v", err)
+				}
+			} else if err != nil || got.Reveal() != tc.want {
+				t.Fatalf("Token = %v, %v", got.Reveal(), err)
+			}
+			if n := fs.count(); n != tc.wantSecret {
+				t.Fatalf("Secret read %d times, want %d", n, tc.wantSecret)
+			}
+		})
+	}
+}
+
+func TestSource_InvalidateForcesReread(t *testing.T) {
+	cases := []struct {
+		name string
+		// change swaps the token behind the Source's back without changing
+		// anything a stat would notice.
+		change func(t *testing.T, path string, fs *fakeSecret)
+	}{
+		{name: "file", change: func(t *testing.T, path string, _ *fakeSecret) { writeAt(t, path, valid(2), epoch) }},
+		{name: "secret", change: func(_ *testing.T, _ string, fs *fakeSecret) { fs.set(valid(2), nil) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tokenPath(t)
+			fs := &fakeSecret{val: valid(1)}
+			if tc.name == "file" {
+				writeAt(t, path, valid(1), epoch)
+			}
+			s := NewSource("", path, fs.read, nil)
+			mustToken(t, s, valid(1))
+			tc.change(t, path, fs)
+			mustToken(t, s, valid(1)) // cached
+			s.Invalidate()
+			mustToken(t, s, valid(2))
+		})
+	}
+}
+
+func TestSource_SecretRereadFailureKeepsLastGood(t *testing.T) {
+	fs := &fakeSecret{val: valid(1)}
+	log, logs := testLogger()
+	s := NewSource("", tokenPath(t), fs.read, log)
+	mustToken(t, s, valid(1))
+	fs.set("", errors.New("apiserver down"))
+	s.Invalidate()
+	mustToken(t, s, valid(1))
+	if !strings.Contains(logs.String(), "apiserver down") {
+		t.Fatalf("no warning logged: %s", logs)
+	}
+}
+
+func TestSource_WaiterHonoursContext(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	slow := func(context.Context) (string, error) {
+		close(started)
+		<-release
+		return valid(1), nil
+	}
+	s := NewSource("", tokenPath(t), slow, nil)
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _ = s.Token(context.Background()) })
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Token(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Token = %v, want context.Canceled", err)
+	}
+	close(release)
+	wg.Wait()
+}
+
+func TestSource_ConcurrentUse(t *testing.T) {
+	path := tokenPath(t)
+	writeAt(t, path, valid(1), epoch)
+	s := NewSource("", path, (&fakeSecret{val: valid(9)}).read, nil)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 50 {
+				if i%4 == 0 {
+					s.Invalidate()
+				}
+				if _, err := s.Token(context.Background()); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func ptr(s string) *string { return &s }

@@ -1,0 +1,40 @@
+package token
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+const (
+	prefix      = "khz_agt_"
+	claimPrefix = "khzc_"
+	hexDigits   = 64
+)
+
+// ErrMalformed marks every format failure, so callers can tell a bad token
+// (fatal: a person must fix it) from a failed read (maybe transient).
+var ErrMalformed = errors.New("malformed agent token")
+
+// Validate checks the agent token format: "khz_agt_" and 64 lowercase hex
+// digits. The reasons name what is wrong but never quote the input, because
+// the input is a credential or a near miss of one.
+func Validate(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("%w: empty", ErrMalformed)
+	case strings.HasPrefix(s, claimPrefix):
+		return fmt.Errorf("%w: this is a claim code (%s…), not the agent token (%s…)", ErrMalformed, claimPrefix, prefix)
+	case !strings.HasPrefix(s, prefix):
+		return fmt.Errorf("%w: must start with %s", ErrMalformed, prefix)
+	case len(s) != len(prefix)+hexDigits:
+		return fmt.Errorf("%w: must be %d characters, got %d", ErrMalformed, len(prefix)+hexDigits, len(s))
+	}
+	for i := len(prefix); i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return fmt.Errorf("%w: character %d is not a lowercase hex digit", ErrMalformed, i+1)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+// Package e2e runs the built agent binaries against a real kube-apiserver and
+// etcd, under their own ServiceAccounts with exactly the RBAC in deploy/,
+// talking to the platform simulator.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"kubehz.dev/agent/test/kube"
+)
+
+// suite is what every test in this package shares: one control plane with
+// deploy/observer applied, and the observer binary built with -race.
+var suite struct {
+	env                *kube.Env
+	observerBin        string
+	observerKubeconfig string
+	dir                string
+}
+
+func TestMain(m *testing.M) {
+	code, err := setup(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func setup(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("", "kubehz-e2e-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	suite.dir = dir
+
+	env, err := kube.Start(kube.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer env.Stop()
+	suite.env = env
+
+	suite.observerBin = filepath.Join(dir, "observer")
+	if err := kube.Build(env.Root, "./observer", suite.observerBin, true); err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "observer")); err != nil {
+		return 0, err
+	}
+	suite.observerKubeconfig = filepath.Join(dir, "observer.kubeconfig")
+	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", suite.observerKubeconfig); err != nil {
+		return 0, err
+	}
+	// Goroutines of the control-plane clients started above are expected;
+	// anything the tests start beyond them must be gone when they finish.
+	baseline := goleak.IgnoreCurrent()
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	return code, nil
+}
