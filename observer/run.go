@@ -163,4 +163,3 @@ func applyMemoryLimit(getenv func(string) string, log *slog.Logger) {
 	debug.SetMemoryLimit(soft)
 	log.Info("Go memory limit set", "bytes", soft, "containerLimit", limit)
 }
-

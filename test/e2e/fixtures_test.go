@@ -56,19 +56,31 @@ func createNode(t *testing.T, s nodeSpec) {
 
 func setNodeReady(t *testing.T, name string, status corev1.ConditionStatus) {
 	t.Helper()
-	ctx := ctxT(t)
+	if err := updateNodeReady(ctxT(t), name, status); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setNodeReadyQuiet is setNodeReady for background goroutines, which must
+// not call t.Fatal; a failed flip only means one change signal fewer.
+func setNodeReadyQuiet(name string, status corev1.ConditionStatus) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = updateNodeReady(ctx, name, status)
+}
+
+func updateNodeReady(ctx context.Context, name string, status corev1.ConditionStatus) error {
 	c := suite.env.Client.CoreV1().Nodes()
 	n, err := c.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	n.Status.Conditions = []corev1.NodeCondition{{
 		Type: corev1.NodeReady, Status: status, Reason: "Test",
 		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
 	}}
-	if _, err := c.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	return err
 }
 
 func createNamespace(t *testing.T, name string) {
@@ -114,7 +126,7 @@ func createEvent(t *testing.T, ns, name, typ, reason, kind, message string, coun
 		InvolvedObject: corev1.ObjectReference{Kind: kind, Namespace: ns, Name: "thing"},
 		Type:           typ, Reason: reason, Message: message, Count: count,
 		FirstTimestamp: metav1.NewTime(last), LastTimestamp: metav1.NewTime(last),
-		Source:         corev1.EventSource{Component: "e2e"},
+		Source: corev1.EventSource{Component: "e2e"},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

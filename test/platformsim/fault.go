@@ -93,6 +93,9 @@ func (s *Server) takeFault(ep Endpoint) (Fault, bool) {
 func (f Fault) apply(ep Endpoint, normal reply) reply {
 	out := normal
 	out.header = normal.header.Clone()
+	if out.header == nil {
+		out.header = http.Header{}
+	}
 	if f.Status != 0 {
 		out.status = f.Status
 		out.body = jsonError(http.StatusText(f.Status), "injected fault")

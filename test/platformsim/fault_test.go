@@ -126,7 +126,10 @@ func TestFault_CloseReleasesHungAndTricklingRequests(t *testing.T) {
 	h.sim.SetFault(Fault{Endpoint: EndpointHeartbeat, Hang: true})
 	h.sim.SetFault(Fault{Endpoint: EndpointDesired, Trickle: time.Hour})
 	errs := make(chan error, 2)
-	go func() { _, err := h.do(http.MethodPost, beatPath, DefaultToken, marshal(t, validBeat()), nil); errs <- err }()
+	go func() {
+		_, err := h.do(http.MethodPost, beatPath, DefaultToken, marshal(t, validBeat()), nil)
+		errs <- err
+	}()
 	go func() { _, err := h.do(http.MethodGet, desiredPath, DefaultToken, nil, nil); errs <- err }()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()

@@ -61,7 +61,7 @@ func TestJournal_WaitBeatSeesKeptAndLaterBeats(t *testing.T) {
 	go func() {
 		defer close(done)
 		h.must(http.MethodGet, desiredPath, DefaultToken, nil, nil) // not a beat
-		h.beat(set(validBeat(), "nodes", nil))                     // refused
+		h.beat(set(validBeat(), "nodes", nil))                      // refused
 		h.beat(set(validBeat(), "timestamp", "2026-07-06T09:20:00Z"))
 	}()
 	b, err := h.sim.WaitBeat(ctx, func(b Beat) bool { return b.Seq > mark })

@@ -66,6 +66,8 @@ var nodeRule = object{
 	{"capacity", false, object{{"cpu", false, text{}}, {"memory", false, text{}}}},
 }
 
+// byNamespace has no key-count rule: the platform's bound on it is not known,
+// and the agent's own 500-key cap is not the platform's to enforce.
 var podsRule = object{
 	{"total", true, count},
 	{"running", true, count},

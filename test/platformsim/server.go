@@ -9,7 +9,6 @@
 package platformsim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,25 +64,18 @@ type Server struct {
 	journal *journal
 	closing chan struct{} // closed by Close to release hanging and trickling answers
 
-	mu        sync.Mutex
-	tokens    []string
-	updates   []AvailableUpdate // nil: key absent from the heartbeat reply
+	mu         sync.Mutex
+	tokens     []string
+	updates    []AvailableUpdate // nil: key absent from the heartbeat reply
 	desiredDoc []byte
-	etag      string
-	faults    map[Endpoint]*Fault
-	listener  net.Listener
-	http      *http.Server
-	served    chan struct{}
-	closed    bool
-	conns     sync.WaitGroup
-	serverURL string
-}
-
-// AvailableUpdate is one entry of the heartbeat reply's addon verdict.
-type AvailableUpdate struct {
-	Name    string `json:"name"`
-	Current string `json:"current,omitempty"`
-	Latest  string `json:"latest,omitempty"`
+	etag       string
+	faults     map[Endpoint]*Fault
+	listener   net.Listener
+	http       *http.Server
+	served     chan struct{}
+	closed     bool
+	conns      sync.WaitGroup
+	serverURL  string
 }
 
 // New prepares a server; Start makes it listen.
@@ -108,12 +100,12 @@ func New(opts Options) *Server {
 		opts.Now = time.Now
 	}
 	s := &Server{
-		opts:    opts,
-		closing: make(chan struct{}),
-		tokens:  []string{opts.Token},
+		opts:       opts,
+		closing:    make(chan struct{}),
+		tokens:     []string{opts.Token},
 		desiredDoc: defaultDesired,
-		etag:    DefaultETag,
-		faults:  map[Endpoint]*Fault{},
+		etag:       DefaultETag,
+		faults:     map[Endpoint]*Fault{},
 	}
 	s.journal = newJournal(opts.MaxRecords, s.closing)
 	return s
@@ -188,48 +180,9 @@ func (s *Server) Close() {
 	}
 	_ = srv.Close()
 	<-served
+	// A connection accepted while the first Close ran is tracked only once
+	// Serve has returned; without a second Close it would idle until its
+	// header timeout.
+	_ = srv.Close()
 	s.conns.Wait()
-}
-
-// SetTokens replaces the accepted bearer tokens; several at once model a
-// rotation overlap. With none, every request is unauthorized.
-func (s *Server) SetTokens(accepted ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tokens = append([]string(nil), accepted...)
-}
-
-// SetAvailableUpdates sets the heartbeat reply's verdict: nil leaves the key
-// out (no verdict), an empty non-nil slice sends [] (nothing newer).
-func (s *Server) SetAvailableUpdates(updates []AvailableUpdate) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if updates == nil {
-		s.updates = nil
-		return
-	}
-	s.updates = append([]AvailableUpdate{}, updates...)
-}
-
-// SetDesired sets the desired-state document and its ETag. A []byte or
-// json.RawMessage is served verbatim, so a test can serve broken JSON; any
-// other value is marshalled. An empty etag sends no ETag header.
-func (s *Server) SetDesired(doc any, etag string) error {
-	var body []byte
-	switch d := doc.(type) {
-	case []byte:
-		body = append([]byte(nil), d...)
-	case json.RawMessage:
-		body = append([]byte(nil), d...)
-	default:
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return fmt.Errorf("marshal desired document: %w", err)
-		}
-		body = b
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.desiredDoc, s.etag = body, etag
-	return nil
 }

@@ -1,0 +1,49 @@
+# kubehz-agent. Few targets, each doing one obvious thing.
+
+MODULES := shared observer actor test
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X kubehz.dev/agent/shared/buildinfo.Version=$(VERSION)
+# The control plane the tests run against; built once per machine.
+ASSETS = $(shell hack/controlplane.sh)
+
+.PHONY: build test bench demo lint verify controlplane
+
+## build: the static observer binary into bin/ (the actor joins with its issue)
+build:
+	mkdir -p bin
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/observer ./observer
+
+## controlplane: build (or find cached) kube-apiserver and etcd for the tests
+controlplane:
+	@hack/controlplane.sh
+
+## test: every test of every module, with the race detector, on a real apiserver
+test: controlplane
+	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
+	for m in $(MODULES); do \
+	  echo "== $$m"; \
+	  (cd $$m && go test -race -count=1 -timeout 20m ./...); \
+	done
+
+## bench: benchmarks that print speed and memory figures
+bench: controlplane
+	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
+	for m in $(MODULES); do \
+	  (cd $$m && go test -run '^$$' -bench . -benchmem ./...); \
+	done
+
+## demo: a real apiserver, the platform simulator, a small simulated cluster
+## and the observer under its own ServiceAccount, until Ctrl-C
+demo: controlplane
+	@KUBEHZ_TEST_ASSETS="$(ASSETS)" go run ./test/cmd/demo
+
+## lint: go vet on every module
+lint:
+	@set -e; for m in $(MODULES); do (cd $$m && go vet ./...); done
+
+## verify: gofmt, vet, tidy go.mod files, each module building alone
+verify: lint
+	@test -z "$$(gofmt -l $(MODULES))" || { gofmt -l $(MODULES); exit 1; }
+	@set -e; for m in $(MODULES); do \
+	  (cd $$m && GOWORK=off go mod tidy -diff && GOWORK=off go build ./...); \
+	done

@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// heartbeatsAfter lists heartbeat requests (accepted or not) after seq.
+func heartbeatsAfter(sim *platformsim.Server, seq uint64) []platformsim.Request {
+	var out []platformsim.Request
+	for _, r := range sim.Requests() {
+		if r.Seq > seq && r.Endpoint == platformsim.EndpointHeartbeat {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// churn keeps changing the cluster until stop is closed, so the observer
+// always has a newer payload that would like to go out at once.
+func churn(t *testing.T, prefix string, every time.Duration) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	createNode(t, nodeSpec{name: prefix, ready: corev1.ConditionTrue})
+	go func() {
+		defer close(finished)
+		status := corev1.ConditionFalse
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				setNodeReadyQuiet(prefix, status)
+				if status == corev1.ConditionFalse {
+					status = corev1.ConditionTrue
+				} else {
+					status = corev1.ConditionFalse
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func TestObserver_AuthFailureBacksOffInFull(t *testing.T) {
+	sim := startSim(t, platformsim.Options{})
+	startObserver(t, sim)
+	waitBeat(t, sim, nil)
+
+	seq := sim.Seq()
+	sim.SetFault(platformsim.Fault{Endpoint: platformsim.EndpointHeartbeat, Status: http.StatusUnauthorized})
+	stop := churn(t, "auth-churn", 150*time.Millisecond)
+	time.Sleep(8 * time.Second)
+	stop()
+	sim.ClearFault()
+
+	reqs := heartbeatsAfter(sim, seq)
+	if len(reqs) < 2 {
+		t.Fatalf("only %d heartbeat attempts in 8 s of 401s; the observer must keep retrying", len(reqs))
+	}
+	// With a change every 150 ms and a 500 ms min-gap, a backoff shortened by
+	// new payloads would retry about twice a second. The full backoff never
+	// waits less than its 1 s base.
+	for i := 1; i < len(reqs); i++ {
+		if gap := reqs[i].Time.Sub(reqs[i-1].Time); gap < 950*time.Millisecond {
+			t.Errorf("attempt %d came %s after the previous 401; the auth backoff was shortened", i, gap)
+		}
+	}
+	if len(reqs) > 8 {
+		t.Errorf("%d attempts in 8 s of 401s; expected a growing backoff", len(reqs))
+	}
+	// Recovery: the next beat is accepted and carries the newest snapshot.
+	waitBeat(t, sim, after(sim.Seq(), nil))
+}
+
+func TestObserver_RetryAfterIsHonoured(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		retryAfter func() string
+		atLeast    time.Duration
+	}{
+		{"seconds", func() string { return "3" }, 2900 * time.Millisecond},
+		// An HTTP date has whole-second resolution, so up to a second is lost.
+		{"http date", func() string { return platformsim.RetryAfterAt(time.Now().Add(4 * time.Second)) }, 2900 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t, platformsim.Options{})
+			startObserver(t, sim)
+			waitBeat(t, sim, nil)
+
+			seq := sim.Seq()
+			sim.SetFault(platformsim.Fault{Endpoint: platformsim.EndpointHeartbeat, Status: http.StatusTooManyRequests,
+				RetryAfter: tc.retryAfter(), Count: 1})
+			stop := churn(t, "retry-after-"+strings.ReplaceAll(tc.name, " ", "-"), 150*time.Millisecond)
+			defer stop()
+			next := waitBeat(t, sim, after(seq, nil))
+			reqs := heartbeatsAfter(sim, seq)
+			if len(reqs) < 2 || reqs[0].Status != http.StatusTooManyRequests {
+				t.Fatalf("expected a 429 then an accepted beat, got %d requests", len(reqs))
+			}
+			if gap := next.Time.Sub(reqs[0].Time); gap < tc.atLeast {
+				t.Errorf("retried %s after a 429 asking for more; Retry-After ignored", gap)
+			}
+		})
+	}
+}
+
+func TestObserver_RedirectIsNotFollowed(t *testing.T) {
+	var elsewhere atomic.Int64
+	var sawToken atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		if strings.Contains(r.Header.Get("Authorization"), "khz_agt_") {
+			sawToken.Store(true)
+		}
+	}))
+	defer other.Close()
+
+	sim := startSim(t, platformsim.Options{})
+	sim.SetFault(platformsim.Fault{Endpoint: platformsim.EndpointHeartbeat, Status: http.StatusTemporaryRedirect,
+		Location: other.URL + "/api/clusters/" + clusterID + "/heartbeat"})
+	p, _ := startObserver(t, sim)
+
+	ctx, cancel := context.WithTimeout(context.Background(), beatWait)
+	defer cancel()
+	for n := 0; n < 2; n++ { // the first attempt and at least one retry
+		seq := sim.Seq()
+		if _, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool {
+			return r.Seq > seq && r.Status == http.StatusTemporaryRedirect
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := elsewhere.Load(); n != 0 || sawToken.Load() {
+		t.Fatalf("the redirect target got %d requests (token seen: %v); redirects must never be followed", n, sawToken.Load())
+	}
+	if !strings.Contains(p.Output(), "redirect") {
+		t.Errorf("the observer's log does not say it refused a redirect")
+	}
+	sim.ClearFault()
+	waitBeat(t, sim, nil)
+}

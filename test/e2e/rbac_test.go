@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"testing"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+)
+
+// TestObserverRBAC_ExactlyWhatItNeeds asks the apiserver, by
+// SubjectAccessReview, what the kubehz-observer ServiceAccount may do with
+// the RBAC from deploy/observer.
+func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
+	res := func(verb, group, resource, sub, ns, name string) *authorizationv1.ResourceAttributes {
+		return &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
+	}
+	type access struct {
+		name string
+		ra   *authorizationv1.ResourceAttributes
+		nra  *authorizationv1.NonResourceAttributes
+	}
+	allowed := []access{
+		{"list nodes", res("list", "", "nodes", "", "", ""), nil},
+		{"watch nodes", res("watch", "", "nodes", "", "", ""), nil},
+		{"get node", res("get", "", "nodes", "", "", "n1"), nil},
+		{"list pods", res("list", "", "pods", "", "", ""), nil},
+		{"watch pods", res("watch", "", "pods", "", "", ""), nil},
+		{"list events", res("list", "", "events", "", "", ""), nil},
+		{"watch events", res("watch", "", "events", "", "", ""), nil},
+		{"get token secret", res("get", "", "secrets", "", "kubehz-system", "kubehz-agent"), nil},
+		{"get /version", nil, &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/version"}},
+	}
+	denied := []access{
+		{"list secrets", res("list", "", "secrets", "", "kubehz-system", ""), nil},
+		{"watch secrets", res("watch", "", "secrets", "", "kubehz-system", ""), nil},
+		{"get another secret", res("get", "", "secrets", "", "kubehz-system", "other"), nil},
+		{"get token secret elsewhere", res("get", "", "secrets", "", "default", "kubehz-agent"), nil},
+		{"pods/log", res("get", "", "pods", "log", "default", "p"), nil},
+		{"pods/exec", res("create", "", "pods", "exec", "default", "p"), nil},
+		{"pods/exec get", res("get", "", "pods", "exec", "default", "p"), nil},
+		{"pods/portforward", res("create", "", "pods", "portforward", "default", "p"), nil},
+		{"nodes/proxy", res("get", "", "nodes", "proxy", "", "n1"), nil},
+		{"list configmaps", res("list", "", "configmaps", "", "kubehz-system", ""), nil},
+		{"list deployments", res("list", "apps", "deployments", "", "", ""), nil},
+	}
+	for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
+		for _, r := range []struct{ group, resource, sub, ns string }{
+			{"", "nodes", "", ""}, {"", "nodes", "status", ""}, {"", "pods", "", "default"}, {"", "pods", "eviction", "default"},
+			{"", "events", "", "default"}, {"", "secrets", "", "kubehz-system"}, {"", "configmaps", "", "kubehz-system"},
+			{"apps", "deployments", "", "kubehz-system"}, {"rbac.authorization.k8s.io", "clusterroles", "", ""},
+			{"coordination.k8s.io", "leases", "", "kubehz-system"},
+		} {
+			denied = append(denied, access{verb + " " + r.resource + "/" + r.sub, res(verb, r.group, r.resource, r.sub, r.ns, ""), nil})
+		}
+	}
+	check := func(list []access, want bool) {
+		for _, a := range list {
+			got, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-observer", a.ra, a.nra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s: allowed=%v, want %v", a.name, got, want)
+			}
+		}
+	}
+	check(allowed, true)
+	check(denied, false)
+}

@@ -1,0 +1,39 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// TestObserver_PicksUpRotatedToken rotates the agent token the way a Secret
+// update does, with no restart: first while the old one still works (the
+// file change alone must be noticed), then by revoking the old one first
+// (the 401 must make the observer re-read the file).
+func TestObserver_PicksUpRotatedToken(t *testing.T) {
+	second := "khz_agt_" + strings.Repeat("b", 64)
+	third := "khz_agt_" + strings.Repeat("c", 64)
+
+	sim := startSim(t, platformsim.Options{})
+	_, tokenFile := startObserver(t, sim)
+	waitBeat(t, sim, nil)
+
+	sim.SetTokens(platformsim.DefaultToken, second)
+	seq := sim.Seq()
+	writeToken(t, tokenFile, second)
+	createNode(t, nodeSpec{name: "rotate-1"})
+	b := waitBeat(t, sim, after(seq, func(p payload) bool { _, ok := p.node("rotate-1"); return ok }))
+	if b.Token != second {
+		t.Errorf("beat after the file changed still used the old token")
+	}
+
+	sim.SetTokens(third) // the platform revokes the current token first
+	seq = sim.Seq()
+	createNode(t, nodeSpec{name: "rotate-2"})
+	writeToken(t, tokenFile, third)
+	b = waitBeat(t, sim, after(seq, nil))
+	if b.Token != third {
+		t.Errorf("accepted beat did not carry the rotated token")
+	}
+}
