@@ -15,7 +15,7 @@ build:
 
 ## controlplane: build (or find cached) kube-apiserver and etcd for the tests
 controlplane:
-	@hack/controlplane.sh
+	@hack/controlplane.sh >/dev/null
 
 ## test: every test of every module, with the race detector, on a real apiserver
 test: controlplane

@@ -26,11 +26,12 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
+	// A *config.Error already reads "invalid configuration: ..." and lists
+	// each bad variable on a line of its own.
+	fmt.Fprintf(os.Stderr, "observer: %v\n", err)
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
-		fmt.Fprintf(os.Stderr, "observer: invalid configuration:\n%v\n", err)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "observer: %v\n", err)
 	return 1
 }

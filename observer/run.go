@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -154,8 +156,10 @@ func applyMemoryLimit(getenv func(string) string, log *slog.Logger) {
 	if raw == "" {
 		return
 	}
-	var limit int64
-	if _, err := fmt.Sscan(raw, &limit); err != nil || limit <= 0 {
+	// ParseInt, not Sscan: Sscan reads "1e9" as 1 and "512Mi" as 512, and a
+	// limit of a few bytes would keep the GC running flat out.
+	limit, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	if err != nil || limit <= 0 {
 		log.Warn("Ignoring KUBEHZ_MEMORY_LIMIT", "value", raw)
 		return
 	}

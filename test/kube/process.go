@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,10 +39,19 @@ type Process struct {
 // StartProcess runs bin with exactly env (nothing inherited but PATH and
 // HOME, so the test controls every setting the binary reads).
 func StartProcess(bin string, env []string, args ...string) (*Process, error) {
+	return StartProcessTee(bin, env, nil, args...)
+}
+
+// StartProcessTee is StartProcess that also copies the output to tee.
+func StartProcessTee(bin string, env []string, tee io.Writer, args ...string) (*Process, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	buf := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = buf, buf
+	var out io.Writer = buf
+	if tee != nil {
+		out = io.MultiWriter(buf, tee)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
 	}

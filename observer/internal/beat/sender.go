@@ -29,6 +29,8 @@ type Sender struct {
 
 	payloads *slot[[]byte]
 	verdicts *slot[platform.Verdict]
+
+	delivered bool // only the Run goroutine touches it
 }
 
 // NewSender wires a sender. onVerdict, if not nil, receives every present
@@ -88,6 +90,7 @@ func (s *Sender) send(ctx context.Context, body []byte, seq uint64) bool {
 	}
 	if err == nil {
 		s.payloads.clearIf(seq)
+		s.logDelivery(len(body))
 		s.bo.Reset()
 		if v.Present && s.onVerdict != nil {
 			s.verdicts.put(v)
@@ -115,6 +118,21 @@ func (s *Sender) pause(ctx context.Context, plan retryPlan) bool {
 	case <-newer:
 	}
 	return true
+}
+
+// logDelivery says at info level what a user wants to know (the first beat
+// got through, or beats got through again after failures) and keeps the
+// routine case at debug.
+func (s *Sender) logDelivery(bytes int) {
+	switch failed := s.bo.Attempt(); {
+	case failed > 0:
+		s.log.Info("Heartbeat delivered again", "failedAttempts", failed, "bytes", bytes)
+	case !s.delivered:
+		s.log.Info("First heartbeat delivered", "bytes", bytes)
+	default:
+		s.log.Debug("Heartbeat delivered", "bytes", bytes)
+	}
+	s.delivered = true
 }
 
 func (s *Sender) logFailure(err error, plan retryPlan) {

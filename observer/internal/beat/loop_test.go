@@ -1,0 +1,402 @@
+package beat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// defaultCadence is the contract's rhythm: full 60 s, debounce 10 s,
+// min-gap 15 s. Every deadline it yields falls on a whole second.
+var defaultCadence = Cadence{Full: 60 * time.Second, Debounce: 10 * time.Second, MinGap: 15 * time.Second}
+
+var errBuild = errors.New("encode snapshot: unsupported value")
+
+// loopHarness runs a Loop on a fake clock and records, as offsets from t0,
+// every Build call, every enqueued body and every Beat hook call.
+type loopHarness struct {
+	t       *testing.T
+	clk     *clocktesting.FakeClock
+	changed chan struct{}
+	logs    *syncBuffer
+	cancel  context.CancelFunc
+	done    chan error
+
+	mu     sync.Mutex
+	builds []time.Duration
+	queued []time.Duration
+	hooked []time.Duration
+}
+
+// startLoop runs a Loop and lets its cold-start timer fire. A fake timer
+// due now fires only when the clock is stepped, so the harness steps by
+// zero: the first beat must then be at t0, with no time passed. failBuild,
+// if not nil, says which Build calls (counted from 1) fail. Call it inside
+// synctest.Test.
+func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
+	t.Helper()
+	h := &loopHarness{
+		t:       t,
+		clk:     clocktesting.NewFakeClock(t0),
+		changed: make(chan struct{}, 1),
+		logs:    &syncBuffer{},
+		done:    make(chan error, 1),
+	}
+	loop := &Loop{
+		Cadence: defaultCadence,
+		Clock:   h.clk,
+		Changed: h.changed,
+		Build: func(now time.Time) ([]byte, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.builds = append(h.builds, now.Sub(t0))
+			if failBuild != nil && failBuild(len(h.builds)) {
+				return nil, errBuild
+			}
+			return []byte(now.Sub(t0).String()), nil
+		},
+		Enqueue: func(body []byte) {
+			at, err := time.ParseDuration(string(body))
+			if err != nil {
+				t.Errorf("enqueued %q, which Build never made", body)
+			}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.queued = append(h.queued, at)
+		},
+		Log: slog.New(slog.NewJSONHandler(h.logs, nil)),
+		Beat: func(now time.Time) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.hooked = append(h.hooked, now.Sub(t0))
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	go func() { h.done <- loop.Run(ctx) }()
+	t.Cleanup(h.stop)
+	synctest.Wait()
+	if !h.clk.HasWaiters() {
+		t.Fatal("loop is not waiting on its cold-start timer")
+	}
+	h.step(0)
+	return h
+}
+
+// step moves the clock and returns once the loop has gone quiet again.
+func (h *loopHarness) step(d time.Duration) {
+	h.clk.Step(d)
+	synctest.Wait()
+}
+
+// change signals the way the informers do, never blocking, and returns once
+// the loop has handled it.
+func (h *loopHarness) change() {
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
+	synctest.Wait()
+}
+
+// runUntil steps one second at a time up to offset end, signalling a change
+// right after reaching each offset in changes. Whole-second steps land on
+// every deadline exactly, so a beat is recorded at its due time rather than
+// at the end of a long step.
+func (h *loopHarness) runUntil(end time.Duration, changes []time.Duration) {
+	for at := h.clk.Now().Sub(t0) + time.Second; at <= end; at += time.Second {
+		h.step(time.Second)
+		if slices.Contains(changes, at) {
+			h.change()
+		}
+	}
+}
+
+type record struct{ builds, queued, hooked []time.Duration }
+
+func (h *loopHarness) record() record {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return record{slices.Clone(h.builds), slices.Clone(h.queued), slices.Clone(h.hooked)}
+}
+
+// stop cancels Run and checks it returns nil without the clock moving and
+// leaves no timer behind; safe to call twice.
+func (h *loopHarness) stop() {
+	h.t.Helper()
+	h.cancel()
+	select {
+	case err, ok := <-h.done:
+		if !ok {
+			return
+		}
+		close(h.done)
+		if err != nil {
+			h.t.Errorf("Run() = %v, want nil", err)
+		}
+		if h.clk.HasWaiters() {
+			h.t.Error("Run returned with its timer still armed")
+		}
+	case <-time.After(patience):
+		h.t.Fatal("Run did not return after cancel")
+	}
+}
+
+func seconds(s ...int) []time.Duration {
+	out := make([]time.Duration, len(s))
+	for i, n := range s {
+		out[i] = time.Duration(n) * time.Second
+	}
+	return out
+}
+
+func TestLoop_ColdStartBeatsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := startLoop(t, nil)
+		want := seconds(0)
+		if got := h.record(); !slices.Equal(got.queued, want) || !slices.Equal(got.hooked, want) {
+			t.Errorf("after start: queued %v, hooked %v; want one beat at +0s", got.queued, got.hooked)
+		}
+	})
+}
+
+// Each case starts right after the cold-start beat at +0 s.
+func TestLoop_BeatSchedule(t *testing.T) {
+	tests := []struct {
+		name    string
+		changes []time.Duration
+		end     time.Duration
+		want    []time.Duration
+	}{
+		{
+			name: "no change beats every full interval from the last push",
+			end:  180 * time.Second,
+			want: seconds(0, 60, 120, 180),
+		},
+		{
+			name:    "change right after a push waits for the min-gap",
+			changes: seconds(2),
+			end:     90 * time.Second,
+			want:    seconds(0, 15, 75),
+		},
+		{
+			name:    "recent change waits for its debounce after the min-gap has passed",
+			changes: seconds(18),
+			end:     90 * time.Second,
+			want:    seconds(0, 28, 88),
+		},
+		{
+			name:    "burst is anchored on its first change, not restarted by later ones",
+			changes: seconds(30, 32, 35, 38, 39),
+			end:     100 * time.Second,
+			want:    seconds(0, 40, 100),
+		},
+		{
+			name:    "change just before the full interval rides on the periodic beat",
+			changes: seconds(59),
+			end:     130 * time.Second,
+			want:    seconds(0, 60, 120),
+		},
+		{
+			name:    "periodic beat clears a pending change so the next one is debounced afresh",
+			changes: seconds(59, 70),
+			end:     140 * time.Second,
+			want:    seconds(0, 60, 80, 140),
+		},
+		{
+			name:    "steady stream of changes beats every min-gap and is never starved",
+			changes: seconds(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45),
+			end:     46 * time.Second,
+			want:    seconds(0, 15, 30, 45),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := startLoop(t, nil)
+				h.runUntil(tt.end, tt.changes)
+				got := h.record()
+				if !slices.Equal(got.queued, tt.want) {
+					t.Errorf("beats at %v, want %v", got.queued, tt.want)
+				}
+				if !slices.Equal(got.hooked, got.queued) || !slices.Equal(got.builds, got.queued) {
+					t.Errorf("built %v, hooked %v, queued %v; want one build and one hook per beat",
+						got.builds, got.hooked, got.queued)
+				}
+			})
+		})
+	}
+}
+
+// The beat goes out at its deadline to the nanosecond: not one tick early,
+// not one tick late.
+func TestLoop_BeatsExactlyAtDeadline(t *testing.T) {
+	tests := []struct {
+		name     string
+		changeAt time.Duration // zero: no change
+		due      time.Duration
+	}{
+		{"full interval", 0, 60 * time.Second},
+		{"min-gap", 2 * time.Second, 15 * time.Second},
+		{"debounce", 18 * time.Second, 28 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := startLoop(t, nil)
+				if tt.changeAt > 0 {
+					h.step(tt.changeAt)
+					h.change()
+				}
+				h.step(tt.due - tt.changeAt - time.Nanosecond)
+				if got := h.record().queued; len(got) != 1 {
+					t.Fatalf("1 ns before the deadline: beats at %v, want only the cold start", got)
+				}
+				h.step(time.Nanosecond)
+				if got, want := h.record().queued, []time.Duration{0, tt.due}; !slices.Equal(got, want) {
+					t.Errorf("at the deadline: beats at %v, want %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+// A snapshot that cannot be built is logged and skipped; the loop counts it
+// as a push, so the next attempt follows the ordinary rhythm from there.
+func TestLoop_BuildErrorSkipsBeatAndKeepsGoing(t *testing.T) {
+	tests := []struct {
+		name       string
+		failCall   int
+		changes    []time.Duration
+		end        time.Duration
+		wantBuilds []time.Duration
+		wantBeats  []time.Duration
+		wantReason string
+	}{
+		{
+			name:       "cold start",
+			failCall:   1,
+			end:        60 * time.Second,
+			wantBuilds: seconds(0, 60),
+			wantBeats:  seconds(60),
+			wantReason: ReasonColdStart,
+		},
+		{
+			name:       "change beat",
+			failCall:   2,
+			changes:    seconds(2),
+			end:        75 * time.Second,
+			wantBuilds: seconds(0, 15, 75),
+			wantBeats:  seconds(0, 75),
+			wantReason: ReasonChange,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := startLoop(t, func(call int) bool { return call == tt.failCall })
+				h.runUntil(tt.end, tt.changes)
+				got := h.record()
+				if !slices.Equal(got.builds, tt.wantBuilds) || !slices.Equal(got.queued, tt.wantBeats) {
+					t.Errorf("built at %v, queued at %v; want built at %v, queued at %v",
+						got.builds, got.queued, tt.wantBuilds, tt.wantBeats)
+				}
+				if !slices.Equal(got.hooked, got.queued) {
+					t.Errorf("hooked at %v, want only the queued beats %v", got.hooked, got.queued)
+				}
+
+				line := strings.TrimSpace(h.logs.String())
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("want one JSON log line, got %q: %v", line, err)
+				}
+				want := map[string]any{"level": "ERROR", "err": errBuild.Error(), "reason": tt.wantReason}
+				for k, v := range want {
+					if rec[k] != v {
+						t.Errorf("log %s = %v, want %v", k, rec[k], v)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestLoop_RunReturnsPromptlyOnCancel(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(h *loopHarness)
+	}{
+		{"waiting for the next periodic beat", func(*loopHarness) {}},
+		{"waiting out a debounce", func(h *loopHarness) {
+			h.step(30 * time.Second)
+			h.change()
+		}},
+		{"change signal not yet read", func(h *loopHarness) {
+			h.changed <- struct{}{}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := startLoop(t, nil)
+				tt.setup(h)
+				h.stop()
+				if got := h.record().queued; len(got) != 1 {
+					t.Errorf("beats at %v, want only the cold start", got)
+				}
+			})
+		})
+	}
+}
+
+// The real clock in a synctest bubble: the cold-start beat needs nothing to
+// fire it, and stopping and re-arming a real timer keeps the schedule. Beat
+// is left nil, as a caller without a liveness probe would.
+func TestLoop_RealClockKeepsSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		changed := make(chan struct{}, 1)
+		var mu sync.Mutex
+		var beats []time.Duration
+		loop := &Loop{
+			Cadence: defaultCadence,
+			Clock:   clock.RealClock{},
+			Changed: changed,
+			Build:   func(time.Time) ([]byte, error) { return []byte("{}"), nil },
+			Enqueue: func([]byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				beats = append(beats, time.Since(start))
+			},
+			Log: slog.New(slog.DiscardHandler),
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- loop.Run(ctx) }()
+
+		time.Sleep(2 * time.Second)
+		changed <- struct{}{}
+		time.Sleep(100 * time.Second)
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run() = %v, want nil", err)
+		}
+
+		mu.Lock()
+		defer mu.Unlock()
+		if want := seconds(0, 15, 75); !slices.Equal(beats, want) {
+			t.Errorf("beats at %v, want %v", beats, want)
+		}
+	})
+}

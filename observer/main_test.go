@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"kubehz.dev/agent/shared/config"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// goodToken is well formed; badToken has the right length but uppercase hex,
+// so it is rejected. Neither may ever be printed.
+var (
+	goodToken = "khz_agt_" + strings.Repeat("0123456789abcdef", 4)
+	badToken  = "khz_agt_" + strings.Repeat("0123456789ABCDEF", 4)
+)
+
+// fakePlatform stands in for the kubehz API and counts every request; none
+// of these tests may reach it.
+type fakePlatform struct {
+	srv  *httptest.Server
+	hits atomic.Int64
+}
+
+func newFakePlatform(t *testing.T) *fakePlatform {
+	t.Helper()
+	p := &fakePlatform{}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		p.hits.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *fakePlatform) assertUntouched(t *testing.T) {
+	t.Helper()
+	if n := p.hits.Load(); n != 0 {
+		t.Errorf("platform got %d requests, want none", n)
+	}
+}
+
+// testEnv is a valid configuration pointing at p and at a kubeconfig that
+// does not exist, with overrides applied; an empty override unsets.
+func testEnv(t *testing.T, p *fakePlatform, overrides map[string]string) func(string) string {
+	t.Helper()
+	env := map[string]string{
+		"CLUSTER_ID":         "test-cluster",
+		"KUBEHZ_API_URL":     p.srv.URL,
+		"KUBEHZ_AGENT_TOKEN": goodToken,
+		"KUBECONFIG":         filepath.Join(t.TempDir(), "no-such-kubeconfig"),
+	}
+	for k, v := range overrides {
+		env[k] = v
+	}
+	return func(k string) string { return env[k] }
+}
+
+// runBriefly calls run with a deadline so a test that goes wrong fails
+// instead of hanging.
+func runBriefly(t *testing.T, getenv func(string) string, stderr *bytes.Buffer) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return run(ctx, []string{"observer"}, getenv, &bytes.Buffer{}, stderr)
+}
+
+func assertNoToken(t *testing.T, where, text string) {
+	t.Helper()
+	for _, secret := range []string{goodToken, badToken, goodToken[8:], badToken[8:]} {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s leaks a token: %s", where, text)
+		}
+	}
+}
+
+func TestRun_BadConfigurationExitsTwoBeforeAnyIO(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		wantVars []string
+	}{
+		{
+			name:     "missing cluster ID",
+			env:      map[string]string{"CLUSTER_ID": ""},
+			wantVars: []string{"CLUSTER_ID"},
+		},
+		{
+			name:     "missing API URL",
+			env:      map[string]string{"KUBEHZ_API_URL": ""},
+			wantVars: []string{"KUBEHZ_API_URL"},
+		},
+		{
+			name:     "plain http to a remote host",
+			env:      map[string]string{"KUBEHZ_API_URL": "http://kubehz.example.com"},
+			wantVars: []string{"KUBEHZ_API_URL"},
+		},
+		{
+			name:     "malformed token",
+			env:      map[string]string{"KUBEHZ_AGENT_TOKEN": badToken},
+			wantVars: []string{"KUBEHZ_AGENT_TOKEN"},
+		},
+		{
+			name:     "zero min-gap next to a valid token",
+			env:      map[string]string{"KUBEHZ_MIN_GAP": "0s"},
+			wantVars: []string{"KUBEHZ_MIN_GAP"},
+		},
+		{
+			name: "every bad variable named at once",
+			env: map[string]string{
+				"CLUSTER_ID":               "a/b",
+				"KUBEHZ_AGENT_TOKEN":       badToken,
+				"KUBEHZ_NAMESPACE":         "Kube_System",
+				"KUBEHZ_FULL_INTERVAL":     "-1m",
+				"KUBEHZ_DEBOUNCE":          "soon",
+				"KUBEHZ_MIN_GAP":           "0s",
+				"KUBEHZ_REPORT_NAMESPACES": "maybe",
+			},
+			wantVars: []string{
+				"CLUSTER_ID", "KUBEHZ_AGENT_TOKEN", "KUBEHZ_NAMESPACE",
+				"KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_REPORT_NAMESPACES",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newFakePlatform(t)
+			var stderr bytes.Buffer
+			begin := time.Now()
+			err := runBriefly(t, testEnv(t, p, tt.env), &stderr)
+			// Validation does no I/O; anything slow means run went further.
+			if elapsed := time.Since(begin); elapsed > 5*time.Second {
+				t.Errorf("run took %s to reject the configuration", elapsed)
+			}
+
+			var cfgErr *config.Error
+			if !errors.As(err, &cfgErr) {
+				t.Fatalf("run() = %v, want a *config.Error", err)
+			}
+			if code := exitCode(err); code != 2 {
+				t.Errorf("exitCode = %d, want 2", code)
+			}
+			var gotVars []string
+			for _, problem := range cfgErr.Problems {
+				gotVars = append(gotVars, problem.Var)
+			}
+			if fmt.Sprint(gotVars) != fmt.Sprint(tt.wantVars) {
+				t.Errorf("problems name %v, want %v", gotVars, tt.wantVars)
+			}
+			for _, name := range tt.wantVars {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("error does not name %s: %v", name, err)
+				}
+			}
+			assertNoToken(t, "error", err.Error())
+			assertNoToken(t, "stderr", stderr.String())
+			p.assertUntouched(t)
+		})
+	}
+}
+
+// unreachableKubeconfig writes a kubeconfig for an apiserver on a port that
+// nothing listens on.
+func unreachableKubeconfig(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	kubeconfig := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster:
+    server: http://%s
+users:
+- name: nobody
+  user: {}
+contexts:
+- name: gone
+  context: {cluster: gone, user: nobody}
+current-context: gone
+`, addr)
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRun_NoClusterIsARuntimeFailure(t *testing.T) {
+	// rest.InClusterConfig reads the process environment, not getenv.
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+
+	tests := []struct {
+		name string
+		env  func(t *testing.T) map[string]string
+	}{
+		{"KUBECONFIG names a missing file", func(*testing.T) map[string]string { return nil }},
+		{"no KUBECONFIG outside a cluster", func(*testing.T) map[string]string {
+			return map[string]string{"KUBECONFIG": ""}
+		}},
+		{"token Secret on an unreachable apiserver", func(t *testing.T) map[string]string {
+			return map[string]string{
+				"KUBECONFIG":              unreachableKubeconfig(t),
+				"KUBEHZ_AGENT_TOKEN":      "",
+				"KUBEHZ_AGENT_TOKEN_FILE": filepath.Join(t.TempDir(), "no-such-token"),
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newFakePlatform(t)
+			var stderr bytes.Buffer
+			err := runBriefly(t, testEnv(t, p, tt.env(t)), &stderr)
+
+			var cfgErr *config.Error
+			if err == nil || errors.As(err, &cfgErr) || errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("run() = %v, want a prompt failure that is not a configuration error", err)
+			}
+			if code := exitCode(err); code != 1 {
+				t.Errorf("exitCode = %d, want 1", code)
+			}
+			assertNoToken(t, "error", err.Error())
+			assertNoToken(t, "stderr", stderr.String())
+			p.assertUntouched(t)
+		})
+	}
+}
+
+// With the token in the environment, an unreachable apiserver leaves run
+// waiting for the caches; the first beat only follows their sync, so the
+// platform hears nothing, and a cancel is a clean stop.
+func TestRun_NothingSentBeforeCachesSyncAndCancelIsClean(t *testing.T) {
+	p := newFakePlatform(t)
+	getenv := testEnv(t, p, map[string]string{"KUBECONFIG": unreachableKubeconfig(t)})
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+
+	err := run(ctx, []string{"observer"}, getenv, &bytes.Buffer{}, &stderr)
+	if err != nil {
+		t.Fatalf("run() = %v, want nil after cancel", err)
+	}
+	if code := exitCode(err); code != 0 {
+		t.Errorf("exitCode = %d, want 0", code)
+	}
+	if !strings.Contains(stderr.String(), "Starting observer") {
+		t.Errorf("no start-up log line on stderr: %s", stderr.String())
+	}
+	assertNoToken(t, "stderr", stderr.String())
+	p.assertUntouched(t)
+}
+
+func TestExitCode_MapsErrorKinds(t *testing.T) {
+	cfgErr := &config.Error{Problems: []config.Problem{{Var: "CLUSTER_ID", Reason: "is required"}}}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"clean stop", nil, 0},
+		{"bad configuration", cfgErr, 2},
+		{"wrapped bad configuration", fmt.Errorf("load: %w", cfgErr), 2},
+		{"runtime failure", errors.New("kubernetes config: not in a cluster"), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(tt.err); got != tt.want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyMemoryLimit_NinetyPercentOfContainerLimit(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+
+	// Every value is well above what the test binary uses, so no case makes
+	// the GC work hard while it holds.
+	tests := []struct {
+		name     string
+		env      map[string]string
+		want     int64 // -1: the limit is left alone
+		wantWarn bool
+	}{
+		{"1 GB limit", map[string]string{"KUBEHZ_MEMORY_LIMIT": "1000000000"}, 900_000_000, false},
+		{"256 MiB limit rounds down", map[string]string{"KUBEHZ_MEMORY_LIMIT": "268435456"}, 241_591_905, false},
+		{"surrounding space", map[string]string{"KUBEHZ_MEMORY_LIMIT": " 500000000\n"}, 450_000_000, false},
+		{"GOMEMLIMIT set by the user wins", map[string]string{"GOMEMLIMIT": "700MiB", "KUBEHZ_MEMORY_LIMIT": "1000000000"}, -1, false},
+		{"unset", nil, -1, false},
+		{"quantity suffix", map[string]string{"KUBEHZ_MEMORY_LIMIT": "512Mi"}, -1, true},
+		{"exponent", map[string]string{"KUBEHZ_MEMORY_LIMIT": "1e9"}, -1, true},
+		{"fraction", map[string]string{"KUBEHZ_MEMORY_LIMIT": "1.5"}, -1, true},
+		{"hex", map[string]string{"KUBEHZ_MEMORY_LIMIT": "0x40000000"}, -1, true},
+		{"word", map[string]string{"KUBEHZ_MEMORY_LIMIT": "lots"}, -1, true},
+		{"zero", map[string]string{"KUBEHZ_MEMORY_LIMIT": "0"}, -1, true},
+		{"negative", map[string]string{"KUBEHZ_MEMORY_LIMIT": "-1000000000"}, -1, true},
+		{"overflow", map[string]string{"KUBEHZ_MEMORY_LIMIT": "99999999999999999999"}, -1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A sentinel no case computes, so "left alone" is visible.
+			const sentinel = 3 << 30
+			debug.SetMemoryLimit(sentinel)
+			var logs bytes.Buffer
+			applyMemoryLimit(func(k string) string { return tt.env[k] }, slog.New(slog.NewJSONHandler(&logs, nil)))
+			got := debug.SetMemoryLimit(prev)
+
+			want := tt.want
+			if want == -1 {
+				want = sentinel
+			}
+			if got != want {
+				t.Errorf("memory limit = %d, want %d", got, want)
+			}
+			if warned := strings.Contains(logs.String(), `"level":"WARN"`); warned != tt.wantWarn {
+				t.Errorf("warned = %v, want %v; logs: %s", warned, tt.wantWarn, logs.String())
+			}
+		})
+	}
+}
