@@ -1,0 +1,136 @@
+// Package release checks, without Docker, what the images and manifests
+// promise: a static binary, a pinned non-root distroless image, and a
+// Deployment that meets Pod Security "restricted" and opens no port.
+package release
+
+import (
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"kubehz.dev/agent/test/kube"
+)
+
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := kube.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestObserverBinary_IsStatic builds the observer exactly as the Dockerfile
+// does and checks the ELF has no interpreter and no shared libraries, so it
+// runs on distroless static.
+func TestObserverBinary_IsStatic(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "observer")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X kubehz.dev/agent/shared/buildinfo.Version=test", "-o", out, ".")
+	cmd.Dir = filepath.Join(root(t), "observer")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build as the Dockerfile does: %v\n%s", err, b)
+	}
+	f, err := elf.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("binary asks for a dynamic loader")
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("binary links shared libraries %v", libs)
+	}
+}
+
+func TestDockerfiles_PinnedNonRootStatic(t *testing.T) {
+	for _, name := range []string{"Dockerfile.observer", "Dockerfile.actor"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(root(t), name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(b)
+			froms := regexp.MustCompile(`(?m)^FROM\s+(\S+)`).FindAllStringSubmatch(text, -1)
+			if len(froms) < 2 {
+				t.Fatalf("want a multi-stage build, found %d FROM lines", len(froms))
+			}
+			final := froms[len(froms)-1][1]
+			if !regexp.MustCompile(`^gcr\.io/distroless/static[^@]*:nonroot@sha256:[0-9a-f]{64}$`).MatchString(final) {
+				t.Errorf("final stage %q is not distroless static nonroot pinned by digest", final)
+			}
+			if !regexp.MustCompile(`(?m)^USER\s+[0-9]+(:[0-9]+)?\s*$`).MatchString(text) || strings.Contains(text, "USER 0") {
+				t.Errorf("no numeric non-root USER")
+			}
+			for _, want := range []string{"CGO_ENABLED=0", "GOWORK=off", "-trimpath", "go.mod"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("missing %s", want)
+				}
+			}
+			if strings.Contains(text, "EXPOSE") {
+				t.Errorf("the agent listens on nothing; EXPOSE has no place here")
+			}
+		})
+	}
+}
+
+func TestObserverManifests_RestrictedAndLabelled(t *testing.T) {
+	objs, err := kube.Render(filepath.Join(root(t), "deploy", "observer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deploy *appsv1.Deployment
+	for _, o := range objs {
+		if o.GetLabels()["app.kubernetes.io/part-of"] != "kubehz" {
+			t.Errorf("%s %s lacks app.kubernetes.io/part-of: kubehz", o.GetKind(), o.GetName())
+		}
+		if o.GetKind() == "Deployment" {
+			deploy = &appsv1.Deployment{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, deploy); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if deploy == nil {
+		t.Fatal("no Deployment rendered")
+	}
+	if deploy.Name != "observer" || deploy.Namespace != "kubehz-system" || *deploy.Spec.Replicas != 1 || deploy.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("want kubehz-system/observer, 1 replica, Recreate; got %s/%s", deploy.Namespace, deploy.Name)
+	}
+	pod := deploy.Spec.Template.Spec
+	if pod.ServiceAccountName != "kubehz-observer" {
+		t.Errorf("serviceAccountName %q", pod.ServiceAccountName)
+	}
+	if psc := pod.SecurityContext; psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.SeccompProfile == nil || psc.SeccompProfile.Type != "RuntimeDefault" {
+		t.Errorf("pod securityContext is not restricted")
+	}
+	for _, c := range pod.Containers {
+		sc := c.SecurityContext
+		if len(c.Ports) > 0 {
+			t.Errorf("container %s opens ports", c.Name)
+		}
+		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+			sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+			sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" {
+			t.Errorf("container %s securityContext is not restricted", c.Name)
+		}
+		if _, ok := c.Resources.Limits["memory"]; !ok {
+			t.Errorf("container %s has no memory limit for the Go soft limit to follow", c.Name)
+		}
+		for _, m := range c.VolumeMounts {
+			if m.SubPath != "" {
+				t.Errorf("mount %s uses subPath, which hides Secret rotation", m.Name)
+			}
+		}
+	}
+}
