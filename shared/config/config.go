@@ -24,7 +24,9 @@ type Common struct {
 	TokenFile  string
 	Namespace  string // of the identity Secret
 	SecretName string
-	LogLevel   slog.Level
+	// MDNamespace holds machine-controller's MachineDeployments and Machines.
+	MDNamespace string
+	LogLevel    slog.Level
 }
 
 // Observer is the observer binary's configuration.
@@ -40,13 +42,14 @@ type Observer struct {
 // and applies defaults: it never parses, so it can neither stop at the first
 // bad value nor quote a value (the token) in its error.
 type rawCommon struct {
-	ClusterID  string `env:"CLUSTER_ID"`
-	APIURL     string `env:"KUBEHZ_API_URL"`
-	AgentToken string `env:"KUBEHZ_AGENT_TOKEN"`
-	TokenFile  string `env:"KUBEHZ_AGENT_TOKEN_FILE, default=/var/run/secrets/kubehz/agent-token"`
-	Namespace  string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
-	SecretName string `env:"KUBEHZ_SECRET_NAME, default=kubehz-agent"`
-	LogLevel   string `env:"KUBEHZ_LOG_LEVEL"`
+	ClusterID   string `env:"CLUSTER_ID"`
+	APIURL      string `env:"KUBEHZ_API_URL"`
+	AgentToken  string `env:"KUBEHZ_AGENT_TOKEN"`
+	TokenFile   string `env:"KUBEHZ_AGENT_TOKEN_FILE, default=/var/run/secrets/kubehz/agent-token"`
+	Namespace   string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
+	SecretName  string `env:"KUBEHZ_SECRET_NAME, default=kubehz-agent"`
+	MDNamespace string `env:"KUBEHZ_MD_NAMESPACE, default=kube-system"`
+	LogLevel    string `env:"KUBEHZ_LOG_LEVEL"`
 }
 
 // Common is a named field, not an embedding: go-envconfig cannot set an
@@ -83,13 +86,14 @@ func LoadObserver(ctx context.Context, l envconfig.Lookuper) (Observer, error) {
 
 func parseCommon(raw rawCommon, p *problems) Common {
 	return Common{
-		ClusterID:  p.clusterID("CLUSTER_ID", raw.ClusterID),
-		APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
-		AgentToken: p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
-		TokenFile:  raw.TokenFile,
-		Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
-		SecretName: p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
-		LogLevel:   logLevel(raw.LogLevel),
+		ClusterID:   p.clusterID("CLUSTER_ID", raw.ClusterID),
+		APIURL:      p.apiURL("KUBEHZ_API_URL", raw.APIURL),
+		AgentToken:  p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
+		TokenFile:   raw.TokenFile,
+		Namespace:   p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+		SecretName:  p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+		MDNamespace: p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
+		LogLevel:    logLevel(raw.LogLevel),
 	}
 }
 

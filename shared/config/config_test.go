@@ -45,12 +45,13 @@ func mustURL(t *testing.T, s string) *url.URL {
 func defaults(t *testing.T) Observer {
 	return Observer{
 		Common: Common{
-			ClusterID:  "c1",
-			APIURL:     mustURL(t, "https://api.kubehz.dev"),
-			TokenFile:  "/var/run/secrets/kubehz/agent-token",
-			Namespace:  "kubehz-system",
-			SecretName: "kubehz-agent",
-			LogLevel:   slog.LevelInfo,
+			ClusterID:   "c1",
+			APIURL:      mustURL(t, "https://api.kubehz.dev"),
+			TokenFile:   "/var/run/secrets/kubehz/agent-token",
+			Namespace:   "kubehz-system",
+			SecretName:  "kubehz-agent",
+			MDNamespace: "kube-system",
+			LogLevel:    slog.LevelInfo,
 		},
 		FullInterval: 60 * time.Second,
 		Debounce:     10 * time.Second,
@@ -79,13 +80,13 @@ func TestLoadObserver_Settings(t *testing.T) {
 				"CLUSTER_ID": "  K8S_lab.example-1.com\n", "KUBEHZ_AGENT_TOKEN": goodToken + "\n",
 				"KUBEHZ_AGENT_TOKEN_FILE": "/tok", "KUBEHZ_NAMESPACE": "agents", "KUBEHZ_SECRET_NAME": "id.v2",
 				"KUBEHZ_LOG_LEVEL": "DEBUG", "KUBEHZ_FULL_INTERVAL": "2m", "KUBEHZ_DEBOUNCE": "500ms",
-				"KUBEHZ_MIN_GAP": "1s", "KUBEHZ_REPORT_NAMESPACES": "true",
+				"KUBEHZ_MIN_GAP": "1s", "KUBEHZ_REPORT_NAMESPACES": "true", "KUBEHZ_MD_NAMESPACE": "machines",
 			}),
 			tweak: func(o *Observer) {
 				o.ClusterID, o.AgentToken, o.TokenFile = "K8S_lab.example-1.com", token.Token(goodToken), "/tok"
 				o.Namespace, o.SecretName, o.LogLevel = "agents", "id.v2", slog.LevelDebug
 				o.FullInterval, o.Debounce, o.MinGap = 2*time.Minute, 500*time.Millisecond, time.Second
-				o.ReportNamespaces = true
+				o.ReportNamespaces, o.MDNamespace = true, "machines"
 			},
 		},
 	}
@@ -112,6 +113,7 @@ func TestLoadObserver_NamesEveryBadVariableAtOnce(t *testing.T) {
 		"KUBEHZ_AGENT_TOKEN":       badToken,
 		"KUBEHZ_NAMESPACE":         "Kube-System",
 		"KUBEHZ_SECRET_NAME":       "Bad_Name",
+		"KUBEHZ_MD_NAMESPACE":      "kube_system",
 		"KUBEHZ_FULL_INTERVAL":     "abc",
 		"KUBEHZ_DEBOUNCE":          "-1s",
 		"KUBEHZ_MIN_GAP":           "0s",
@@ -128,7 +130,7 @@ func TestLoadObserver_NamesEveryBadVariableAtOnce(t *testing.T) {
 	}
 	want := []string{
 		"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_AGENT_TOKEN", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME",
-		"KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_REPORT_NAMESPACES",
+		"KUBEHZ_MD_NAMESPACE", "KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_REPORT_NAMESPACES",
 	}
 	if !reflect.DeepEqual(vars, want) {
 		t.Fatalf("named %v, want %v", vars, want)
@@ -193,6 +195,18 @@ func TestObserver_PrintableFormRedactsToken(t *testing.T) {
 			}
 			if strings.Contains(printed, goodToken) {
 				t.Fatalf("token leaked: %s", printed)
+			}
+		})
+	}
+}
+
+func TestLoadObserver_MDNamespaceMustBeADNSLabel(t *testing.T) {
+	for _, bad := range []string{"Kube-System", "kube_system", "-x", "a/b", strings.Repeat("a", 64)} {
+		t.Run(bad, func(t *testing.T) {
+			_, err := load(with(map[string]string{"KUBEHZ_MD_NAMESPACE": bad}))
+			var cerr *Error
+			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != "KUBEHZ_MD_NAMESPACE" {
+				t.Fatalf("err = %v, want exactly KUBEHZ_MD_NAMESPACE named", err)
 			}
 		})
 	}

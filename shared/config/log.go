@@ -29,6 +29,7 @@ func (c Common) attrs() []slog.Attr {
 		slog.String("tokenFile", c.TokenFile),
 		slog.String("namespace", c.Namespace),
 		slog.String("secretName", c.SecretName),
+		slog.String("mdNamespace", c.MDNamespace),
 		slog.String("logLevel", c.LogLevel.String()),
 	}
 }

@@ -31,16 +31,21 @@ type Pod struct {
 }
 
 // Event is a Warning event as the heartbeat reads it. Message is kept only
-// when the configuration allows notes to leave the cluster.
+// when the configuration allows notes to leave the cluster, or when the event
+// is a machine-controller retry loop, whose message is the machine issue.
 type Event struct {
 	Namespace string
 	Name      string
 	Reason    string
 	Kind      string // involvedObject.kind
-	Message   string
-	Warning   bool // the watch asks only for Warning; the flag lets the beat check again
-	Count     int32
-	LastSeen  time.Time
+	// InvolvedNamespace and InvolvedName are kept for Machine events only:
+	// machine issues match them to Machines; nothing else reads them.
+	InvolvedNamespace string
+	InvolvedName      string
+	Message           string
+	Warning           bool // the watch asks only for Warning; the flag lets the beat check again
+	Count             int32
+	LastSeen          time.Time
 }
 
 // The informer machinery keys objects through meta.Accessor. A throwaway

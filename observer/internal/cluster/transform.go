@@ -64,6 +64,14 @@ func rewrap(d cache.DeletedFinalStateUnknown, t cache.TransformFunc) (any, error
 	return cache.DeletedFinalStateUnknown{Key: d.Key, Obj: inner}, nil
 }
 
+// MachineKind and ReconcilingError identify machine-controller's retry-loop
+// events: a transient failure is reported only as such a Warning on the
+// Machine, never in its status.
+const (
+	MachineKind      = "Machine"
+	ReconcilingError = "ReconcilingError"
+)
+
 // EventFrom compacts a Warning event. LastSeen prefers the series' last
 // observation, the truest "last seen" of a new-style event (closing G-14),
 // then lastTimestamp, eventTime and finally creationTimestamp.
@@ -75,6 +83,12 @@ func EventFrom(e *corev1.Event, keepMessage bool) *Event {
 		Kind:      e.InvolvedObject.Kind,
 		Warning:   e.Type == corev1.EventTypeWarning,
 		Count:     e.Count,
+	}
+	if e.InvolvedObject.Kind == MachineKind {
+		rec.InvolvedNamespace, rec.InvolvedName = e.InvolvedObject.Namespace, e.InvolvedObject.Name
+		if e.Reason == ReconcilingError {
+			rec.Message = e.Message
+		}
 	}
 	if keepMessage {
 		rec.Message = e.Message
