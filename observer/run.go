@@ -23,6 +23,8 @@ import (
 	"kubehz.dev/agent/observer/internal/beat"
 	"kubehz.dev/agent/observer/internal/cluster"
 	"kubehz.dev/agent/observer/internal/collect"
+	"kubehz.dev/agent/observer/internal/liveness"
+	"kubehz.dev/agent/observer/internal/owner"
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
@@ -35,7 +37,12 @@ import (
 // Secret); watches are long-lived and bounded by the apiserver instead.
 const apiTimeout = 15 * time.Second
 
-func run(ctx context.Context, _ []string, getenv func(string) string, _, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
+	if len(args) > 1 && args[1] == "probe" {
+		// The exec liveness probe: a separate, short-lived process that only
+		// reads the file the running observer keeps fresh.
+		return liveness.Check(livenessPath(getenv), time.Now())
+	}
 	cfg, err := config.LoadObserver(ctx, envconfig.LookuperFunc(func(k string) (string, bool) {
 		v := getenv(k)
 		return v, v != ""
@@ -72,7 +79,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _, stderr 
 		return err
 	}
 
+	alive := &aliveFile{path: livenessPath(getenv), interval: cfg.FullInterval, log: log}
+	alive.start(time.Now())
+
 	caches := cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
+	marker := owner.New(client, cfg.Namespace, log, caches.Signal)
 	version := cluster.NewVersion(disc, log)
 	sender := beat.NewSender(plat, clock.RealClock{}, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log, nil)
 	loop := &beat.Loop{
@@ -80,6 +91,9 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _, stderr 
 		Clock:   clock.RealClock{},
 		Changed: caches.Changed(),
 		Enqueue: sender.Enqueue,
+		Discard: sender.Discard,
+		Beating: marker.Beating,
+		Turned:  alive.turned,
 		Log:     log,
 		Build: func(now time.Time) ([]byte, error) {
 			p := collect.Build(collect.Input{
@@ -100,6 +114,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _, stderr 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { caches.Run(gctx); return nil })
 	g.Go(func() error { return sender.Run(gctx) })
+	g.Go(func() error { return marker.Run(gctx) })
 	g.Go(func() error {
 		version.Refresh()
 		version.Run(gctx)

@@ -8,7 +8,8 @@ import (
 
 // TestObserverRBAC_ExactlyWhatItNeeds asks the apiserver, by
 // SubjectAccessReview, what the kubehz-observer ServiceAccount may do with
-// the RBAC from deploy/observer.
+// the RBAC from deploy/observer. Its only write is patch on
+// clusterinventories/status.
 func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 	res := func(verb, group, resource, sub, ns, name string) *authorizationv1.ResourceAttributes {
 		return &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
@@ -28,6 +29,17 @@ func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 		{"watch events", res("watch", "", "events", "", "", ""), nil},
 		{"get token secret", res("get", "", "secrets", "", "kubehz-system", "kubehz-agent"), nil},
 		{"get /version", nil, &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/version"}},
+		{"get /readyz", nil, &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/readyz"}},
+		{"list CSRs", res("list", "certificates.k8s.io", "certificatesigningrequests", "", "", ""), nil},
+		{"watch CSRs", res("watch", "certificates.k8s.io", "certificatesigningrequests", "", "", ""), nil},
+		{"get inventory", res("get", "lok8s.dev", "clusterinventories", "", "", "cluster"), nil},
+		{"patch inventory status", res("patch", "lok8s.dev", "clusterinventories", "status", "", "cluster"), nil},
+		{"list machines", res("list", "cluster.k8s.io", "machines", "", "kube-system", ""), nil},
+		{"watch machines", res("watch", "cluster.k8s.io", "machines", "", "kube-system", ""), nil},
+		{"list machinedeployments", res("list", "cluster.k8s.io", "machinedeployments", "", "kube-system", ""), nil},
+		{"watch machinedeployments", res("watch", "cluster.k8s.io", "machinedeployments", "", "kube-system", ""), nil},
+		{"get owner marker", res("get", "", "configmaps", "", "kubehz-system", "kubehz-agent-config"), nil},
+		{"watch owner marker", res("watch", "", "configmaps", "", "kubehz-system", "kubehz-agent-config"), nil},
 	}
 	denied := []access{
 		{"list secrets", res("list", "", "secrets", "", "kubehz-system", ""), nil},
@@ -41,6 +53,12 @@ func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 		{"nodes/proxy", res("get", "", "nodes", "proxy", "", "n1"), nil},
 		{"list configmaps", res("list", "", "configmaps", "", "kubehz-system", ""), nil},
 		{"list deployments", res("list", "apps", "deployments", "", "", ""), nil},
+		{"list machines elsewhere", res("list", "cluster.k8s.io", "machines", "", "default", ""), nil},
+		{"list machinesets", res("list", "cluster.k8s.io", "machinesets", "", "kube-system", ""), nil},
+		{"watch other configmaps", res("watch", "", "configmaps", "", "kubehz-system", ""), nil},
+		{"get /metrics", nil, &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/metrics"}},
+		{"update inventory status", res("update", "lok8s.dev", "clusterinventories", "status", "", "cluster"), nil},
+		{"approve CSRs", res("update", "certificates.k8s.io", "certificatesigningrequests", "approval", "", "x"), nil},
 	}
 	for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
 		for _, r := range []struct{ group, resource, sub, ns string }{
@@ -48,6 +66,9 @@ func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 			{"", "events", "", "default"}, {"", "secrets", "", "kubehz-system"}, {"", "configmaps", "", "kubehz-system"},
 			{"apps", "deployments", "", "kubehz-system"}, {"rbac.authorization.k8s.io", "clusterroles", "", ""},
 			{"coordination.k8s.io", "leases", "", "kubehz-system"},
+			{"lok8s.dev", "clusterinventories", "", ""},
+			{"cluster.k8s.io", "machines", "", "kube-system"}, {"cluster.k8s.io", "machinedeployments", "", "kube-system"},
+			{"certificates.k8s.io", "certificatesigningrequests", "", ""},
 		} {
 			denied = append(denied, access{verb + " " + r.resource + "/" + r.sub, res(verb, r.group, r.resource, r.sub, r.ns, ""), nil})
 		}

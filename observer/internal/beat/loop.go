@@ -20,9 +20,17 @@ type Loop struct {
 	Build   Builder
 	Enqueue func([]byte)
 	Log     *slog.Logger
-	// Beat, when set, is called after every enqueued beat; the liveness
-	// probe and tests hook in here.
+	// Beat, when set, is called after every enqueued beat.
 	Beat func(now time.Time)
+	// Beating, when set, says whether this observer owns the heartbeat. When
+	// it does not, due beats are skipped (and any pending one dropped) but
+	// the cadence keeps turning, so a flip back beats within one debounce.
+	Beating func() bool
+	// Turned, when set, is called on every turn of the loop, beat or not;
+	// the liveness file is written here.
+	Turned func(now time.Time)
+	// Discard drops a payload still waiting in the sender.
+	Discard func()
 }
 
 // Run loops until ctx is done. The first beat goes out at once: the caller
@@ -43,7 +51,16 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 		now := l.Clock.Now()
 		d := Decide(st, l.Cadence, now)
-		if d.Push {
+		if l.Turned != nil {
+			l.Turned(now)
+		}
+		standDown := l.Beating != nil && !l.Beating()
+		if d.Push && standDown {
+			if l.Discard != nil {
+				l.Discard()
+			}
+			st = State{LastPush: now}
+		} else if d.Push {
 			body, err := l.Build(now)
 			if err != nil {
 				// A snapshot that cannot be encoded is a bug, not a transient

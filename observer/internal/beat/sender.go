@@ -57,6 +57,13 @@ func (s *Sender) Enqueue(body []byte) {
 	s.payloads.put(body)
 }
 
+// Discard drops the payload waiting to be sent or retried, if any: when the
+// observer stands down, a beat built before must not go out after. A send
+// already in flight completes.
+func (s *Sender) Discard() {
+	s.payloads.take()
+}
+
 // Run sends until ctx is cancelled, then waits for a verdict delivery in
 // progress to finish and returns nil. Call it once.
 func (s *Sender) Run(ctx context.Context) error {

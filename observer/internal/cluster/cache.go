@@ -86,12 +86,7 @@ func listWatch(
 }
 
 func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw cache.ListerWatcher) cache.Store {
-	signal := func() {
-		select {
-		case c.changed <- struct{}{}:
-		default:
-		}
-	}
+	signal := c.Signal
 	store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw,
 		ObjectType:    example,
@@ -130,6 +125,16 @@ func (c *Cache) WaitForSync(ctx context.Context) bool {
 		synced = append(synced, ctrl.HasSynced)
 	}
 	return cache.WaitForCacheSync(ctx.Done(), synced...)
+}
+
+// Signal marks the view changed; other sources of beat content (the
+// heartbeat-owner marker, machine issues, the inventory) share the one
+// change channel this way.
+func (c *Cache) Signal() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
 }
 
 // Changed receives a signal after any add, update or delete; bursts collapse

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kubehz.dev/agent/test/platformsim"
+)
+
+func setHeartbeatOwner(t *testing.T, value string) {
+	t.Helper()
+	cms := suite.env.Client.CoreV1().ConfigMaps("kubehz-system")
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent-config"},
+		Data:       map[string]string{"KUBEHZ_HEARTBEAT_OWNER": value},
+	}
+	if _, err := cms.Update(ctxT(t), cm, metav1.UpdateOptions{}); err != nil {
+		if _, err := cms.Create(ctxT(t), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = cms.Delete(context.Background(), "kubehz-agent-config", metav1.DeleteOptions{}) })
+}
+
+// TestObserver_StandsDownWhileTheCronJobOwnsTheBeat flips the marker to
+// cronjob and back: no beat may leave while the CronJob owns the heartbeat,
+// and beats resume within one cadence of the flip back.
+func TestObserver_StandsDownWhileTheCronJobOwnsTheBeat(t *testing.T) {
+	sim := startSim(t, platformsim.Options{})
+	p, _ := startObserver(t, sim) // full interval 3 s, debounce 200 ms, min-gap 500 ms
+	waitBeat(t, sim, nil)
+
+	setHeartbeatOwner(t, "cronjob")
+	// One cadence for the flip to take effect (a beat already in flight may
+	// still land), then a quiet window of several full intervals with changes.
+	time.Sleep(3 * time.Second)
+	seq := sim.Seq()
+	createNode(t, nodeSpec{name: "owner-quiet", ready: corev1.ConditionTrue})
+	time.Sleep(10 * time.Second)
+	if reqs := heartbeatsAfter(sim, seq); len(reqs) != 0 {
+		t.Fatalf("%d heartbeats while KUBEHZ_HEARTBEAT_OWNER=cronjob", len(reqs))
+	}
+	if !strings.Contains(p.Output(), "standing down") {
+		t.Errorf("the observer did not log why it stopped beating")
+	}
+
+	flipped := time.Now()
+	setHeartbeatOwner(t, "operator")
+	b := waitBeat(t, sim, after(seq, func(p payload) bool { _, ok := p.node("owner-quiet"); return ok }))
+	if took := b.Time.Sub(flipped); took > 3*time.Second {
+		t.Errorf("beats resumed %s after the flip back, more than one 3 s cadence", took)
+	}
+}
+
+// TestObserver_LivenessProbe runs `observer probe` the way the kubelet's exec
+// probe does: it passes while the loop turns and fails once the process is
+// frozen (SIGSTOP) past three full intervals.
+func TestObserver_LivenessProbe(t *testing.T) {
+	sim := startSim(t, platformsim.Options{})
+	aliveFile := t.TempDir() + "/alive"
+	p, _ := startObserver(t, sim, "KUBEHZ_FULL_INTERVAL=1s", "KUBEHZ_LIVENESS_FILE="+aliveFile)
+	waitBeat(t, sim, nil)
+	time.Sleep(1500 * time.Millisecond) // a turn after the first beat has written a loop deadline
+
+	probe := func() (int, string) {
+		cmd := exec.Command(suite.observerBin, "probe")
+		cmd.Env = []string{"KUBEHZ_LIVENESS_FILE=" + aliveFile}
+		out, err := cmd.CombinedOutput()
+		if exit, ok := err.(*exec.ExitError); ok {
+			return exit.ExitCode(), string(out)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, string(out)
+	}
+	if code, out := probe(); code != 0 {
+		t.Fatalf("probe failed while the loop runs: %d %s", code, out)
+	}
+
+	if err := syscall.Kill(p.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second)
+	code, out := probe()
+	if err := syscall.Kill(p.Pid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if code == 0 || !strings.Contains(out, "stalled") {
+		t.Fatalf("probe passed for a frozen loop: %d %s", code, out)
+	}
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _ := probe(); code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("probe still failing 10 s after the loop resumed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
