@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -32,10 +33,14 @@ type loopHarness struct {
 	cancel  context.CancelFunc
 	done    chan error
 
-	mu     sync.Mutex
-	builds []time.Duration
-	queued []time.Duration
-	hooked []time.Duration
+	standDown atomic.Bool // what the heartbeat-owner marker says
+
+	mu       sync.Mutex
+	builds   []time.Duration
+	queued   []time.Duration
+	hooked   []time.Duration
+	discards []time.Duration
+	turns    int
 }
 
 // startLoop runs a Loop and lets its cold-start timer fire. A fake timer
@@ -79,6 +84,17 @@ func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.hooked = append(h.hooked, now.Sub(t0))
+		},
+		Beating: func() bool { return !h.standDown.Load() },
+		Discard: func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.discards = append(h.discards, h.clk.Now().Sub(t0))
+		},
+		Turned: func(time.Time) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.turns++
 		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -397,6 +413,41 @@ func TestLoop_RealClockKeepsSchedule(t *testing.T) {
 		defer mu.Unlock()
 		if want := seconds(0, 15, 75); !slices.Equal(beats, want) {
 			t.Errorf("beats at %v, want %v", beats, want)
+		}
+	})
+}
+
+// TestLoop_StandsDownWhileNotOwnerAndResumesOnFlip: while the marker says the
+// CronJob owns the heartbeat, a due beat is neither built nor queued and any
+// pending payload is dropped; the flip back is a change, so the next beat
+// follows within the debounce instead of a full interval.
+func TestLoop_StandsDownWhileNotOwnerAndResumesOnFlip(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := startLoop(t, nil) // beat at 0
+		h.standDown.Store(true)
+		h.runUntil(65*time.Second, nil) // the periodic beat at 60 is skipped
+		h.mu.Lock()
+		builds, discards, turns := slices.Clone(h.builds), slices.Clone(h.discards), h.turns
+		h.mu.Unlock()
+		if want := []time.Duration{0}; !slices.Equal(builds, want) {
+			t.Fatalf("builds while standing down = %v, want only the cold start %v", builds, want)
+		}
+		if want := []time.Duration{60 * time.Second}; !slices.Equal(discards, want) {
+			t.Fatalf("discards = %v, want %v", discards, want)
+		}
+		if turns < 2 {
+			t.Fatalf("the loop turned %d times; the liveness hook must see every turn", turns)
+		}
+
+		h.standDown.Store(false)
+		h.change() // the marker's watcher signals the flip at 65
+		h.runUntil(80*time.Second, nil)
+		h.mu.Lock()
+		queued := slices.Clone(h.queued)
+		h.mu.Unlock()
+		// Change at 65: debounce to 75, min-gap from the skipped 60 to 75.
+		if want := []time.Duration{0, 75 * time.Second}; !slices.Equal(queued, want) {
+			t.Fatalf("queued = %v, want %v", queued, want)
 		}
 	})
 }

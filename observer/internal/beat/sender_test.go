@@ -211,3 +211,28 @@ func TestSender_RunReturnsPromptlyOnCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestSender_DiscardDropsAPendingRetry: when the observer stands down, a
+// payload waiting for its retry must never go out.
+func TestSender_DiscardDropsAPendingRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, nil)
+		h.sender.Enqueue([]byte("b1"))
+		h.next().reply <- reply{err: status(500)}
+		h.awaitTimer()
+		h.sender.Discard()
+		h.clk.Step(time.Minute)
+		synctest.Wait()
+		if n := h.calls(); n != 1 {
+			t.Fatalf("%d sends after Discard, want the one before it", n)
+		}
+		h.sender.Enqueue([]byte("b2"))
+		c := h.next()
+		c.reply <- reply{}
+		synctest.Wait()
+		h.stop()
+		if c.body != "b2" {
+			t.Fatalf("sent %q, want the payload enqueued after Discard", c.body)
+		}
+	})
+}
