@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -32,10 +32,6 @@ import (
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/token"
 )
-
-// apiTimeout bounds every one-shot apiserver call (discovery, the token
-// Secret); watches are long-lived and bounded by the apiserver instead.
-const apiTimeout = 15 * time.Second
 
 func run(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
 	if len(args) > 1 && args[1] == "probe" {
@@ -62,13 +58,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(withTimeout(restCfg))
-	if err != nil {
-		return fmt.Errorf("discovery client: %w", err)
-	}
 
 	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
 	if _, err := tokens.Token(ctx); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil // stopped while the Secret was being read
+		case errors.Is(err, token.ErrMalformed):
+			// A token that is there but wrong is bad configuration, like a
+			// malformed KUBEHZ_AGENT_TOKEN: exit 2, nothing sent.
+			return &config.Error{Problems: []config.Problem{{Var: "agent token", Reason: err.Error()}}}
+		}
 		return fmt.Errorf("resolve the agent token: %w", err)
 	}
 	plat, err := platform.New(platform.Options{
@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 
 	caches := cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
 	marker := owner.New(client, cfg.Namespace, log, caches.Signal)
-	version := cluster.NewVersion(disc, log)
+	version := cluster.NewVersion(client.Discovery().RESTClient(), log, caches.Signal)
 	sender := beat.NewSender(plat, clock.RealClock{}, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log, nil)
 	loop := &beat.Loop{
 		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
@@ -116,13 +116,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 	g.Go(func() error { return sender.Run(gctx) })
 	g.Go(func() error { return marker.Run(gctx) })
 	g.Go(func() error {
-		version.Refresh()
-		version.Run(gctx)
-		return nil
-	})
-	g.Go(func() error {
 		if !caches.WaitForSync(gctx) {
 			return nil // cancelled before the first list finished
+		}
+		// The first beat carries the version when the apiserver answers;
+		// Run keeps retrying if it did not.
+		version.Refresh(gctx)
+		g.Go(func() error { version.Run(gctx); return nil })
+		// The initial list signalled "changed"; the first beat is a full
+		// snapshot anyway, so that signal would only cause a redundant beat.
+		select {
+		case <-caches.Changed():
+		default:
 		}
 		log.Info("Caches synced; beating", "nodes", len(caches.Nodes()), "pods", len(caches.Pods()))
 		return loop.Run(gctx)
@@ -151,12 +156,6 @@ func kubeConfig(getenv func(string) string) (*rest.Config, error) {
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	return cfg, nil
-}
-
-func withTimeout(cfg *rest.Config) *rest.Config {
-	c := rest.CopyConfig(cfg)
-	c.Timeout = apiTimeout
-	return c
 }
 
 // applyMemoryLimit sets the Go soft memory limit to 90% of the container's

@@ -89,7 +89,7 @@ func parseCommon(raw rawCommon, p *problems) Common {
 		ClusterID:   p.clusterID("CLUSTER_ID", raw.ClusterID),
 		APIURL:      p.apiURL("KUBEHZ_API_URL", raw.APIURL),
 		AgentToken:  p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
-		TokenFile:   raw.TokenFile,
+		TokenFile:   p.tokenFile("KUBEHZ_AGENT_TOKEN_FILE", raw.TokenFile),
 		Namespace:   p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
 		SecretName:  p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
 		MDNamespace: p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),

@@ -3,10 +3,13 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"kubehz.dev/agent/shared/token"
 )
 
 // Problem is one bad variable and what is wrong with it, in words safe to
-// log: a token's value is never quoted.
+// log: a token's value is never quoted, even one pasted into the wrong
+// variable.
 type Problem struct {
 	Var    string
 	Reason string
@@ -29,7 +32,15 @@ func (e *Error) Error() string {
 // problems collects failures so parsing carries on after the first one.
 type problems []Problem
 
+// add masks every string argument before formatting: those are the quoted
+// values, and a token pasted into the wrong variable must not reach the
+// exit message. Masking before quoting keeps the closing quote.
 func (p *problems) add(name, format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = token.Redact(s)
+		}
+	}
 	*p = append(*p, Problem{Var: name, Reason: fmt.Sprintf(format, args...)})
 }
 

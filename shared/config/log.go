@@ -1,9 +1,14 @@
 package config
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"kubehz.dev/agent/shared/token"
+)
 
 // LogValue prints the settings for the start-up log line. The token shows
-// only as redacted or <unset>, and the URL hides any password.
+// only as redacted or <unset>, the URL only as scheme://host[:port]/path, and
+// every other value is masked in case a token was pasted into it.
 func (o Observer) LogValue() slog.Value {
 	return slog.GroupValue(append(o.Common.attrs(),
 		// Go duration text, not the JSON handler's nanosecond integers.
@@ -20,16 +25,16 @@ func (c Common) LogValue() slog.Value { return slog.GroupValue(c.attrs()...) }
 func (c Common) attrs() []slog.Attr {
 	api := "<unset>"
 	if c.APIURL != nil {
-		api = c.APIURL.Redacted()
+		api = printableURL(c.APIURL)
 	}
 	return []slog.Attr{
-		slog.String("clusterID", c.ClusterID),
-		slog.String("apiURL", api),
+		slog.String("clusterID", token.Redact(c.ClusterID)),
+		slog.String("apiURL", token.Redact(api)),
 		slog.Any("agentToken", c.AgentToken),
-		slog.String("tokenFile", c.TokenFile),
-		slog.String("namespace", c.Namespace),
-		slog.String("secretName", c.SecretName),
-		slog.String("mdNamespace", c.MDNamespace),
+		slog.String("tokenFile", token.Redact(c.TokenFile)),
+		slog.String("namespace", token.Redact(c.Namespace)),
+		slog.String("secretName", token.Redact(c.SecretName)),
+		slog.String("mdNamespace", token.Redact(c.MDNamespace)),
 		slog.String("logLevel", c.LogLevel.String()),
 	}
 }

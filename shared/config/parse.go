@@ -26,6 +26,9 @@ func (p *problems) clusterID(name, v string) string {
 	switch {
 	case v == "":
 		p.add(name, "is required")
+	case strings.Contains(v, token.Prefix):
+		// It would pass the pattern, then be logged and sent on every beat.
+		p.add(name, looksLikeToken)
 	case !clusterIDPattern.MatchString(v):
 		p.add(name, "%q must be 1-253 letters, digits, '.', '_' or '-', starting and ending with a letter or digit", v)
 	default:
@@ -46,16 +49,23 @@ func (p *problems) apiURL(name, v string) *url.URL {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		p.add(name, "is not a URL: %v", err)
+		p.add(name, "is not a URL: %s", err.Error())
 		return nil
 	}
 	if reason := urlProblem(u); reason != "" {
-		p.add(name, "%q %s", u.Redacted(), reason)
+		p.add(name, "%q %s", printableURL(u), reason)
 		return nil
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = strings.TrimRight(u.RawPath, "/")
 	return u
+}
+
+// printableURL is scheme://host[:port]/path: userinfo, query and fragment
+// are where a credential hides, so they are never printed, not even masked.
+func printableURL(u *url.URL) string {
+	bare := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	return bare.String()
 }
 
 // urlProblem rejects anything but a plain base URL: userinfo would be sent as
@@ -86,6 +96,19 @@ func (p *problems) token(name, v string) token.Token {
 	}
 	return token.Token(v)
 }
+
+// tokenFile refuses a token pasted in place of the path: the path is
+// logged at start-up and named in read errors.
+func (p *problems) tokenFile(name, v string) string {
+	if strings.Contains(v, token.Prefix) {
+		p.add(name, looksLikeToken)
+		return ""
+	}
+	return v
+}
+
+// looksLikeToken never quotes the value: it is the credential itself.
+const looksLikeToken = "looks like the agent token; put the token in its Secret or KUBEHZ_AGENT_TOKEN, never here"
 
 func (p *problems) dnsLabel(name, v string) string {
 	if len(validation.IsDNS1123Label(v)) > 0 {

@@ -120,11 +120,11 @@ func checkBaseURL(u *url.URL) error {
 	case u == nil:
 		return errors.New("platform client: no base URL")
 	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
-		return fmt.Errorf("platform client: base URL %q has no host", u.Redacted())
+		return fmt.Errorf("platform client: base URL %q has no host", bare(u))
 	case u.User != nil:
-		return fmt.Errorf("platform client: base URL %q must not carry credentials", u.Redacted())
+		return fmt.Errorf("platform client: base URL %q must not carry credentials", bare(u))
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return fmt.Errorf("platform client: base URL %q must not have a query or fragment", u.Redacted())
+		return fmt.Errorf("platform client: base URL %q must not have a query or fragment", bare(u))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "https":
@@ -133,10 +133,17 @@ func checkBaseURL(u *url.URL) error {
 		if isLoopback(u.Hostname()) {
 			return nil
 		}
-		return fmt.Errorf("platform client: base URL %q uses http to a non-loopback host; use https", u.Redacted())
+		return fmt.Errorf("platform client: base URL %q uses http to a non-loopback host; use https", bare(u))
 	default:
-		return fmt.Errorf("platform client: base URL %q: scheme must be https", u.Redacted())
+		return fmt.Errorf("platform client: base URL %q: scheme must be https", bare(u))
 	}
+}
+
+// bare prints a URL without userinfo, query or fragment: any of them could
+// hold a credential pasted in the wrong place.
+func bare(u *url.URL) string {
+	b := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	return token.Redact(b.String())
 }
 
 func isLoopback(host string) bool {

@@ -32,7 +32,12 @@ type stamp struct {
 // keeps the file's token fresh across rotations without a restart. It is safe
 // for concurrent use.
 type Source struct {
-	env    Token
+	// The token fields are pointers because fmt prints an unexported field
+	// by reflection, skipping Token's redacting methods, and so would print a
+	// Token field raw; a pointer to a string it prints only as an address, at
+	// any depth and with any verb. nil means no token.
+	env *Token // never changes
+
 	file   string
 	secret SecretReader
 	log    *slog.Logger
@@ -45,7 +50,7 @@ type Source struct {
 	stale atomic.Bool
 
 	// Guarded by sem.
-	cached   Token
+	cached   *Token
 	from     origin
 	seen     stamp
 	lastWarn string
@@ -57,13 +62,11 @@ func NewSource(fromEnv Token, file string, secret SecretReader, log *slog.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Source{
-		env:    Token(strings.TrimSpace(fromEnv.Reveal())),
-		file:   file,
-		secret: secret,
-		log:    log,
-		sem:    make(chan struct{}, 1),
+	s := &Source{file: file, secret: secret, log: log, sem: make(chan struct{}, 1)}
+	if v := Token(strings.TrimSpace(fromEnv.Reveal())); v != "" {
+		s.env = &v
 	}
+	return s
 }
 
 // Invalidate makes the next Token re-read the file or re-fetch the Secret
@@ -74,11 +77,11 @@ func (s *Source) Invalidate() { s.stale.Store(true) }
 // found at all; once one was found, later read problems are logged and the
 // last good token is returned instead.
 func (s *Source) Token(ctx context.Context) (Token, error) {
-	if s.env != "" {
+	if s.env != nil {
 		if err := Validate(s.env.Reveal()); err != nil {
 			return "", fmt.Errorf("agent token from the environment: %w", err)
 		}
-		return s.env, nil
+		return *s.env, nil
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -95,7 +98,7 @@ func (s *Source) Token(ctx context.Context) (Token, error) {
 		if forced {
 			return s.refreshSecret(ctx), nil
 		}
-		return s.cached, nil
+		return s.last(), nil
 	}
 	return s.resolve(ctx)
 }
@@ -111,7 +114,7 @@ func (s *Source) resolve(ctx context.Context) (Token, error) {
 	case errors.Is(fileErr, ErrMalformed):
 		return "", fileErr
 	}
-	s.log.Debug("Agent token file not usable, trying the Secret", "path", s.file, "err", fileErr)
+	s.log.Debug("Agent token file not usable, trying the Secret", "path", Redact(s.file), "err", fileErr)
 	if s.secret == nil {
 		return "", fmt.Errorf("no agent token: %w, and no Secret fallback is configured", fileErr)
 	}
@@ -129,10 +132,10 @@ func (s *Source) refreshFile(forced bool) Token {
 		fi, err := os.Stat(s.file)
 		if err != nil {
 			s.warn(fmt.Errorf("agent token file %s: %w", s.file, err))
-			return s.cached
+			return s.last()
 		}
 		if stampOf(fi) == s.seen {
-			return s.cached
+			return s.last()
 		}
 	}
 	t, st, err := readFile(s.file)
@@ -141,7 +144,7 @@ func (s *Source) refreshFile(forced bool) Token {
 		// every call, until it changes again.
 		s.seen = st
 		s.warn(err)
-		return s.cached
+		return s.last()
 	}
 	s.keep(t, originFile, st)
 	return t
@@ -151,17 +154,25 @@ func (s *Source) refreshSecret(ctx context.Context) Token {
 	t, err := readSecret(ctx, s.secret)
 	if err != nil {
 		s.warn(err)
-		return s.cached
+		return s.last()
 	}
 	s.keep(t, originSecret, stamp{})
 	return t
 }
 
 func (s *Source) keep(t Token, from origin, st stamp) {
-	if s.cached != "" && t != s.cached {
+	if s.cached != nil && t != *s.cached {
 		s.log.Info("Agent token rotated", "source", from.String())
 	}
-	s.cached, s.from, s.seen, s.lastWarn = t, from, st, ""
+	s.cached, s.from, s.seen, s.lastWarn = &t, from, st, ""
+}
+
+// last is the last good token; callers hold sem.
+func (s *Source) last() Token {
+	if s.cached == nil {
+		return ""
+	}
+	return *s.cached
 }
 
 // warn logs each distinct problem once, so a vanished file does not flood

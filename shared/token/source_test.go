@@ -20,18 +20,20 @@ func TestSource_ResolutionOrder(t *testing.T) {
 		noSecret   bool
 		want       string
 		wantErr    bool
+		malformed  bool // the error must wrap ErrMalformed: exit code 2
 		wantSecret int
 	}{
 		{name: "env wins", env: valid(1), file: ptr(valid(2)), secret: valid(3), want: valid(1)},
-		{name: "env malformed is fatal", env: malformed, file: ptr(valid(2)), wantErr: true},
+		{name: "env malformed is fatal", env: malformed, file: ptr(valid(2)), wantErr: true, malformed: true},
 		{name: "file trailing newline trimmed", file: ptr(valid(2) + "\n"), secret: valid(3), want: valid(2)},
 		{name: "file missing falls through", secret: valid(3), want: valid(3), wantSecret: 1},
 		{name: "file blank falls through", file: ptr(" \n"), secret: valid(3), want: valid(3), wantSecret: 1},
 		{name: "file read error falls through", dir: true, secret: valid(3), want: valid(3), wantSecret: 1},
-		{name: "file malformed is fatal", file: ptr(malformed + "\n"), secret: valid(3), wantErr: true},
-		{name: "file claim code is fatal", file: ptr("khzc_" + strings.Repeat("a", 64)), wantErr: true},
+		{name: "file malformed is fatal", file: ptr(malformed + "\n"), secret: valid(3), wantErr: true, malformed: true},
+		{name: "file claim code is fatal", file: ptr("khzc_" + strings.Repeat("a", 64)), wantErr: true, malformed: true},
 		{name: "secret trimmed", secret: "\t" + valid(3) + "\n", want: valid(3), wantSecret: 1},
-		{name: "secret malformed", secret: malformed, wantErr: true, wantSecret: 1},
+		{name: "secret malformed", secret: malformed, wantErr: true, malformed: true, wantSecret: 1},
+		{name: "file blank and secret malformed", file: ptr("\n"), secret: "khz_agt_short", wantErr: true, malformed: true, wantSecret: 1},
 		{name: "secret get fails", secretErr: errors.New("forbidden"), wantErr: true, wantSecret: 1},
 		{name: "no file and no secret", noSecret: true, wantErr: true},
 	}
@@ -57,6 +59,9 @@ func TestSource_ResolutionOrder(t *testing.T) {
 				}
 				if strings.Contains(err.Error(), malformed) || strings.Contains(logs.String(), malformed) {
 					t.Fatalf("error or log echoes the token: %v", err)
+				}
+				if errors.Is(err, ErrMalformed) != tc.malformed {
+					t.Fatalf("errors.Is(%v, ErrMalformed) = %t, want %t", err, !tc.malformed, tc.malformed)
 				}
 			} else if err != nil || got.Reveal() != tc.want {
 				t.Fatalf("Token = %v, %v", got.Reveal(), err)

@@ -5,6 +5,7 @@ package token
 import (
 	"fmt"
 	"log/slog"
+	"regexp"
 )
 
 const redacted = "khz_agt_***redacted***"
@@ -35,3 +36,12 @@ func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
 
 // MarshalText redacts the token in JSON and any other text encoding.
 func (t Token) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// pasted is the prefix and every non-space character after it, so a token,
+// a truncated one or one glued to other text is masked whole.
+var pasted = regexp.MustCompile(regexp.QuoteMeta(Prefix) + `\S*`)
+
+// Redact masks every run in s that starts with the token prefix. Use it on
+// any text about to be logged or quoted that might hold a token by mistake,
+// such as a token pasted into the wrong setting.
+func Redact(s string) string { return pasted.ReplaceAllLiteralString(s, redacted) }

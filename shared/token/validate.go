@@ -6,8 +6,11 @@ import (
 	"strings"
 )
 
+// Prefix starts every agent token. Configuration uses it to refuse a token
+// pasted into a setting that is logged or sent.
+const Prefix = "khz_agt_"
+
 const (
-	prefix      = "khz_agt_"
 	claimPrefix = "khzc_"
 	hexDigits   = 64
 )
@@ -24,13 +27,13 @@ func Validate(s string) error {
 	case s == "":
 		return fmt.Errorf("%w: empty", ErrMalformed)
 	case strings.HasPrefix(s, claimPrefix):
-		return fmt.Errorf("%w: this is a claim code (%s…), not the agent token (%s…)", ErrMalformed, claimPrefix, prefix)
-	case !strings.HasPrefix(s, prefix):
-		return fmt.Errorf("%w: must start with %s", ErrMalformed, prefix)
-	case len(s) != len(prefix)+hexDigits:
-		return fmt.Errorf("%w: must be %d characters, got %d", ErrMalformed, len(prefix)+hexDigits, len(s))
+		return fmt.Errorf("%w: this is a claim code (%s…), not the agent token (%s…)", ErrMalformed, claimPrefix, Prefix)
+	case !strings.HasPrefix(s, Prefix):
+		return fmt.Errorf("%w: must start with %s", ErrMalformed, Prefix)
+	case len(s) != len(Prefix)+hexDigits:
+		return fmt.Errorf("%w: must be %d characters, got %d", ErrMalformed, len(Prefix)+hexDigits, len(s))
 	}
-	for i := len(prefix); i < len(s); i++ {
+	for i := len(Prefix); i < len(s); i++ {
 		c := s[i]
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return fmt.Errorf("%w: character %d is not a lowercase hex digit", ErrMalformed, i+1)

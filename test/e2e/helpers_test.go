@@ -75,7 +75,7 @@ func startObserver(t *testing.T, sim *platformsim.Server, extra ...string) (*kub
 		if err != nil || code != 0 {
 			t.Errorf("observer did not stop cleanly (code %d, %v)", code, err)
 		}
-		for _, secret := range []string{platformsim.DefaultToken, "khz_agt_" + strings.Repeat("b", 64)} {
+		for _, secret := range []string{platformsim.DefaultToken, "khz_agt_" + strings.Repeat("b", 64), "khz_agt_" + strings.Repeat("c", 64)} {
 			if strings.Contains(out, secret) {
 				t.Errorf("observer output contains the agent token")
 			}

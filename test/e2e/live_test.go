@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -208,3 +210,40 @@ func TestObserver_PrivacyGate(t *testing.T) {
 		}
 	})
 }
+
+// TestObserver_ClampsWhatThePlatformWouldReject sends a Warning whose reason
+// and message exceed the platform's bounds, in non-BMP characters that count
+// twice in UTF-16: the beat must still be accepted, with both clamped.
+func TestObserver_ClampsWhatThePlatformWouldReject(t *testing.T) {
+	createNamespace(t, "e2e-clamp")
+	reason := "Long" + strings.Repeat("😀", 100) // 204 UTF-16 units; the bound is 63
+	message := strings.Repeat("😀", 300)         // 600 units; the bound is 256
+	createEvent(t, "e2e-clamp", "clamp", corev1.EventTypeWarning, reason, "Pod", message, 1, time.Now().Add(2*time.Hour))
+
+	sim := startSim(t, platformsim.Options{})
+	startObserver(t, sim, "KUBEHZ_REPORT_NAMESPACES=true")
+	b := waitBeat(t, sim, after(0, func(p payload) bool {
+		for _, e := range p.Events {
+			if strings.HasPrefix(e.Reason, "Long") {
+				return true
+			}
+		}
+		return false
+	}))
+	for _, e := range decode(b).Events {
+		if !strings.HasPrefix(e.Reason, "Long") {
+			continue
+		}
+		if n := utf16Len(e.Reason); n > 63 || n < 62 {
+			t.Errorf("reason clamped to %d UTF-16 units, want 62 or 63 (never a split pair)", n)
+		}
+		if n := utf16Len(e.Note); n != 256 {
+			t.Errorf("note clamped to %d UTF-16 units, want 256", n)
+		}
+		if !utf8.ValidString(e.Reason) || !utf8.ValidString(e.Note) {
+			t.Errorf("clamping produced invalid UTF-8")
+		}
+	}
+}
+
+func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }

@@ -37,6 +37,9 @@ func TestObserver_SurvivesPlatformOutage(t *testing.T) {
 	time.Sleep(10 * time.Second)
 	stop()
 	createNode(t, nodeSpec{name: "outage-last", ready: corev1.ConditionTrue})
+	// Let the observer queue a payload with the last node before the platform
+	// returns, so the first accepted beat must be that one, not an older one.
+	time.Sleep(2 * time.Second)
 	if p.Exited() {
 		t.Fatal("observer exited during the platform outage")
 	}
@@ -56,10 +59,11 @@ func TestObserver_SurvivesPlatformOutage(t *testing.T) {
 		t.Errorf("first beat after the outage was built at %s, before the outage began", got.Timestamp)
 	}
 	// One pending payload at most: memory must not track the outage's length
-	// or the number of changes. The bound is loose because the binary runs
-	// under the race detector, whose shadow memory is several times the heap.
+	// or the number of changes (about 40 payloads were built meanwhile). The
+	// binary runs under the race detector, whose shadow memory moves RSS by a
+	// few MiB on its own; retained payloads and pods would add far more.
 	t.Logf("observer RSS: %d KiB before the outage, %d KiB after 10 s of it", before>>10, during>>10)
-	if during > before+64<<20 {
+	if during > before+16<<20 {
 		t.Errorf("RSS grew from %d KiB to %d KiB during the outage", before>>10, during>>10)
 	}
 }

@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestObserverRBAC_ExactlyWhatItNeeds asks the apiserver, by
@@ -11,9 +13,6 @@ import (
 // the RBAC from deploy/observer. Its only write is patch on
 // clusterinventories/status.
 func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
-	res := func(verb, group, resource, sub, ns, name string) *authorizationv1.ResourceAttributes {
-		return &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
-	}
 	type access struct {
 		name string
 		ra   *authorizationv1.ResourceAttributes
@@ -86,4 +85,55 @@ func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 	}
 	check(allowed, true)
 	check(denied, false)
+}
+
+// TestObserverRBAC_NoWriteOnAnyServedResource walks every resource and
+// subresource the apiserver serves, so a write slipped in through a new
+// rule on any resource fails here, not only on the ones listed above.
+func TestObserverRBAC_NoWriteOnAnyServedResource(t *testing.T) {
+	lists, err := suite.env.Client.Discovery().ServerPreferredResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.APIResources {
+			resource, sub, _ := strings.Cut(r.Name, "/")
+			if strings.HasPrefix(resource, "selfsubject") {
+				// Every authenticated identity may ask what it itself may do
+				// (Kubernetes' default system:basic-user role); these
+				// "creates" persist nothing.
+				continue
+			}
+			namespaces := []string{""}
+			if r.Namespaced {
+				namespaces = []string{"kubehz-system", "kube-system", "default"}
+			}
+			for _, ns := range namespaces {
+				for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
+					if verb == "patch" && gv.Group == "lok8s.dev" && resource == "clusterinventories" && sub == "status" {
+						continue // the observer's one write
+					}
+					ok, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-observer",
+						res(verb, gv.Group, resource, sub, ns, ""), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ok {
+						t.Errorf("may %s %s/%s in %q", verb, gv.Group, r.Name, ns)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d write accesses checked, all denied", checked)
+}
+
+func res(verb, group, resource, sub, ns, name string) *authorizationv1.ResourceAttributes {
+	return &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,8 +10,9 @@ import (
 
 // TestObserver_PicksUpRotatedToken rotates the agent token the way a Secret
 // update does, with no restart: first while the old one still works (the
-// file change alone must be noticed), then by revoking the old one first
-// (the 401 must make the observer re-read the file).
+// file change alone must be noticed), then with the old one revoked before
+// the file changes, so beats get 401s until the rotated file is read. That
+// a 401 alone forces a re-read is pinned by the token package's unit tests.
 func TestObserver_PicksUpRotatedToken(t *testing.T) {
 	second := "khz_agt_" + strings.Repeat("b", 64)
 	third := "khz_agt_" + strings.Repeat("c", 64)
@@ -31,6 +33,11 @@ func TestObserver_PicksUpRotatedToken(t *testing.T) {
 	sim.SetTokens(third) // the platform revokes the current token first
 	seq = sim.Seq()
 	createNode(t, nodeSpec{name: "rotate-2"})
+	ctx, cancel := context.WithTimeout(context.Background(), beatWait)
+	defer cancel()
+	if _, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool { return r.Seq > seq && r.Status == 401 }); err != nil {
+		t.Fatalf("no 401 after the revocation: %v", err)
+	}
 	writeToken(t, tokenFile, third)
 	b = waitBeat(t, sim, after(seq, nil))
 	if b.Token != third {

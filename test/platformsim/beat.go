@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -14,6 +16,10 @@ import (
 func (s *Server) heartbeat(r *http.Request, rec *Request) reply {
 	if rep, ok := s.gate(r, http.MethodPost, rec.Token); !ok {
 		return rep
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		return errorReply(http.StatusUnsupportedMediaType, "unsupported media type",
+			"send Content-Type: application/json (charset utf-8, if any)")
 	}
 	body, tooLarge, err := s.readBody(r)
 	if err != nil {
@@ -40,6 +46,21 @@ func (s *Server) heartbeat(r *http.Request, rec *Request) reply {
 	}
 	rec.accepted = true
 	return s.heartbeatOK()
+}
+
+// isJSON is the platform's express.json() gate: the media type must be
+// application/json, parameters allowed, and a charset, if given, UTF-8. The
+// platform answers a body it did not parse with zod's 400; the simulator
+// says 415 instead, so a test sees that the header, not the payload, is
+// wrong. Either way nothing is stored. (body-parser would also decode UTF-16
+// and UTF-32; no agent sends them, so here they are 415 too.)
+func isJSON(contentType string) bool {
+	media, params, err := mime.ParseMediaType(contentType)
+	if err != nil || media != "application/json" {
+		return false
+	}
+	charset, ok := params["charset"]
+	return !ok || strings.EqualFold(charset, "utf-8")
 }
 
 func (s *Server) heartbeatOK() reply {

@@ -3,6 +3,9 @@
 // validator that refuses what the platform refuses, a bounded journal of every
 // request, and fault injection for the failure paths an agent must survive.
 //
+// A heartbeat that is not Content-Type application/json gets 415 where the
+// platform would answer 400: the same refusal, named more precisely.
+//
 // The validator works on decoded JSON, never on the agent's Go types, so a
 // drift between the agent's structs and the platform's schema shows up as a
 // 400 in a test instead of in production.

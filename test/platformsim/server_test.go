@@ -29,6 +29,7 @@ func TestServer_AuthAndRouting(t *testing.T) {
 		{"outside the api", http.MethodGet, "/healthz", nil, http.StatusNotFound},
 		{"GET heartbeat", http.MethodGet, beatPath, bearerHeader(DefaultToken), http.StatusMethodNotAllowed},
 		{"POST desired", http.MethodPost, desiredPath, bearerHeader(DefaultToken), http.StatusMethodNotAllowed},
+		{"no token and no Content-Type", http.MethodPost, beatPath, http.Header{"Content-Type": nil}, http.StatusUnauthorized},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +43,7 @@ func TestServer_AuthAndRouting(t *testing.T) {
 	for _, r := range h.sim.Requests() {
 		tokens = append(tokens, r.Token)
 	}
-	want := []string{DefaultToken, "", "khz_agt_wrong", "", "x", DefaultToken, DefaultToken, DefaultToken, "", DefaultToken, DefaultToken}
+	want := []string{DefaultToken, "", "khz_agt_wrong", "", "x", DefaultToken, DefaultToken, DefaultToken, "", DefaultToken, DefaultToken, ""}
 	if !slices.Equal(tokens, want) {
 		t.Errorf("recorded tokens\n got %q\nwant %q", tokens, want)
 	}
@@ -95,21 +96,33 @@ func TestServer_RefusesUnreadableBodies(t *testing.T) {
 	h := start(t, Options{MaxBodyBytes: 64 << 10})
 	big := validBeat()
 	big["padding"] = strings.Repeat("x", 64<<10)
+	beat := marshal(t, validBeat())
+	typed := func(contentType ...string) http.Header { return http.Header{"Content-Type": contentType} }
 	cases := []struct {
-		name string
-		body []byte
-		want int
+		name   string
+		body   []byte
+		header http.Header // nil: Content-Type: application/json
+		want   int
 	}{
-		{"not JSON", []byte("schema=2"), http.StatusBadRequest},
-		{"empty", nil, http.StatusBadRequest},
-		{"JSON array", []byte("[]"), http.StatusBadRequest},
-		{"JSON null", []byte("null"), http.StatusBadRequest},
-		{"trailing data", append(marshal(t, validBeat()), []byte(" {}")...), http.StatusBadRequest},
-		{"over the limit", marshal(t, big), http.StatusRequestEntityTooLarge},
+		{"not JSON", []byte("schema=2"), nil, http.StatusBadRequest},
+		{"empty", nil, nil, http.StatusBadRequest},
+		{"JSON array", []byte("[]"), nil, http.StatusBadRequest},
+		{"JSON null", []byte("null"), nil, http.StatusBadRequest},
+		{"trailing data", append(marshal(t, validBeat()), []byte(" {}")...), nil, http.StatusBadRequest},
+		{"over the limit", marshal(t, big), nil, http.StatusRequestEntityTooLarge},
+		{"no Content-Type", beat, typed(), http.StatusUnsupportedMediaType},
+		{"text/plain", beat, typed("text/plain"), http.StatusUnsupportedMediaType},
+		{"form", beat, typed("application/x-www-form-urlencoded"), http.StatusUnsupportedMediaType},
+		{"json suffix type", beat, typed("application/vnd.api+json"), http.StatusUnsupportedMediaType},
+		{"latin-1 charset", beat, typed("application/json; charset=iso-8859-1"), http.StatusUnsupportedMediaType},
+		{"unparsable Content-Type", beat, typed("application/json; charset"), http.StatusUnsupportedMediaType},
+		{"charset utf-8", beat, typed("application/json; charset=utf-8"), http.StatusOK},
+		{"upper case", beat, typed("Application/JSON; Charset=UTF-8"), http.StatusOK},
+		{"other parameter", beat, typed("application/json; v=2"), http.StatusOK},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := h.must(http.MethodPost, beatPath, DefaultToken, tc.body, nil); got.status != tc.want {
+			if got := h.must(http.MethodPost, beatPath, DefaultToken, tc.body, tc.header); got.status != tc.want {
 				t.Errorf("status %d, want %d; body %s", got.status, tc.want, got.body)
 			}
 		})

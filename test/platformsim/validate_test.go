@@ -61,6 +61,9 @@ func TestHeartbeat_RejectsWhatThePlatformRejects(t *testing.T) {
 		{"event namespace 254", func(m map[string]any) map[string]any { return set(m, "events.0.namespace", ascii(254)) }, "events.0.namespace"},
 		{"event note 257", func(m map[string]any) map[string]any { return set(m, "events.0.note", ascii(257)) }, "events.0.note"},
 		{"event count fractional", func(m map[string]any) map[string]any { return set(m, "events.0.count", 2.5) }, "events.0.count"},
+		{"event lastSeen missing", func(m map[string]any) map[string]any { return del(m, "events.0.lastSeen") }, "events.0.lastSeen"},
+		{"event lastSeen null", func(m map[string]any) map[string]any { return set(m, "events.0.lastSeen", nil) }, "events.0.lastSeen"},
+		{"event lastSeen 65", func(m map[string]any) map[string]any { return set(m, "events.0.lastSeen", ascii(65)) }, "events.0.lastSeen"},
 		{"21 actions", func(m map[string]any) map[string]any { return repeat(m, "actions", 21) }, "actions"},
 		{"action type unknown", func(m map[string]any) map[string]any { return set(m, "actions.0.type", "resize") }, "actions.0.type"},
 		{"action status unknown", func(m map[string]any) map[string]any { return set(m, "actions.0.status", "running") }, "actions.0.status"},
@@ -150,6 +153,7 @@ func TestHeartbeat_AcceptsEveryBound(t *testing.T) {
 		{"note 256 units", func(m map[string]any) map[string]any { return set(m, "events.0.note", strings.Repeat(emoji, 128)) }},
 		{"machine absent", func(m map[string]any) map[string]any { return del(m, "machineIssues.0.machine") }},
 		{"zero counters", func(m map[string]any) map[string]any { return set(m, "events.0.count", 0) }},
+		{"event lastSeen 64 units", func(m map[string]any) map[string]any { return set(m, "events.0.lastSeen", strings.Repeat(emoji, 32)) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,36 +2,46 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/rest"
 )
 
-// VersionRefresh is how often the apiserver's version is re-read: often
-// enough to notice a control-plane upgrade within a few beats.
-const VersionRefresh = 5 * time.Minute
+// Version refresh periods: every 5 minutes to notice a control-plane upgrade
+// within a few beats, but every 10 seconds until the first answer, so an
+// apiserver that was briefly unavailable at start does not leave the beat
+// without a version for 5 minutes (G-13).
+const (
+	VersionRefresh = 5 * time.Minute
+	VersionRetry   = 10 * time.Second
+)
 
-// ServerVersioner is the slice of discovery the observer needs.
-type ServerVersioner interface {
-	ServerVersion() (*version.Info, error)
+// Getter is the slice of a REST client the version read needs.
+type Getter interface {
+	Get() *rest.Request
 }
 
-// Version tracks the apiserver's own gitVersion. It stays "" until discovery
-// first answers; a failed refresh keeps the last known value.
+// Version tracks the apiserver's own gitVersion. It stays "" until the
+// apiserver first answers; a failed refresh keeps the last known value.
 type Version struct {
-	disc ServerVersioner
-	log  *slog.Logger
+	rest   Getter
+	log    *slog.Logger
+	notify func()
 
 	mu      sync.Mutex
 	current string
 	lastErr string
 }
 
-// NewVersion builds a Version; nothing is read until Refresh or Run.
-func NewVersion(d ServerVersioner, log *slog.Logger) *Version {
-	return &Version{disc: d, log: log}
+// NewVersion builds a Version; notify runs when the version changes, so the
+// next beat carries it.
+func NewVersion(rest Getter, log *slog.Logger, notify func()) *Version {
+	return &Version{rest: rest, log: log, notify: notify}
 }
 
 // Get returns the last gitVersion read, or "".
@@ -41,37 +51,61 @@ func (v *Version) Get() string {
 	return v.current
 }
 
-// Refresh reads the version once. Errors are logged once per distinct
-// message, so a persistent failure does not flood the log every 5 minutes.
-func (v *Version) Refresh() {
-	info, err := v.disc.ServerVersion()
+// Refresh reads /version once, within ctx. Errors are logged once per
+// distinct message, so a persistent failure does not flood the log.
+func (v *Version) Refresh(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	info, err := v.read(ctx)
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if err != nil {
-		if msg := err.Error(); msg != v.lastErr {
-			v.lastErr = msg
+		report := err.Error() != v.lastErr && ctx.Err() == nil
+		v.lastErr = err.Error()
+		v.mu.Unlock()
+		if report {
 			v.log.Warn("Cannot read the apiserver version", "err", err)
 		}
-		return
+		return false
 	}
 	v.lastErr = ""
-	if info.GitVersion != v.current {
+	changed := info.GitVersion != v.current
+	v.current = info.GitVersion
+	v.mu.Unlock()
+	if changed {
 		v.log.Info("Apiserver version", "gitVersion", info.GitVersion)
-		v.current = info.GitVersion
+		if v.notify != nil {
+			v.notify()
+		}
 	}
+	return true
 }
 
-// Run refreshes every VersionRefresh until ctx is done. The caller does the
-// first Refresh before the first beat.
+func (v *Version) read(ctx context.Context) (version.Info, error) {
+	var info version.Info
+	raw, err := v.rest.Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return info, fmt.Errorf("get /version: %w", err)
+	}
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return info, fmt.Errorf("decode /version: %w", err)
+	}
+	return info, nil
+}
+
+// Run refreshes until ctx is done: quickly until the first success, then
+// every VersionRefresh.
 func (v *Version) Run(ctx context.Context) {
-	t := time.NewTicker(VersionRefresh)
-	defer t.Stop()
+	known := v.Get() != ""
 	for {
+		wait := VersionRefresh
+		if !known {
+			wait = VersionRetry
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			v.Refresh()
+		case <-time.After(wait):
 		}
+		known = v.Refresh(ctx) || known
 	}
 }

@@ -44,6 +44,7 @@ func TestRun_PrintsURLThenOneLinePerBeat(t *testing.T) {
 	for _, token := range []string{"tok", "nope"} {
 		req, _ := http.NewRequest(http.MethodPost, url+"/api/clusters/c1/heartbeat", strings.NewReader(`{"schema":2}`))
 		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)

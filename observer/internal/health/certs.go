@@ -1,0 +1,147 @@
+package health
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// CSR is everything the expiry view reads from a CertificateSigningRequest.
+type CSR struct {
+	Name     string
+	Approved bool      // Approved is True and it was neither denied nor failed
+	NotAfter time.Time // of the issued certificate; zero when none parses
+}
+
+// GetObjectMeta implements metav1.ObjectMetaAccessor.
+func (c *CSR) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: c.Name} }
+
+// CSRFrom compacts a CertificateSigningRequest. The expiry comes only from
+// the first PEM CERTIFICATE block of status.certificate, parsed as X.509;
+// anything that does not parse leaves it zero.
+func CSRFrom(c *certificatesv1.CertificateSigningRequest) *CSR {
+	rec := &CSR{Name: c.Name, NotAfter: certNotAfter(c.Status.Certificate)}
+	approved, refused := false, false
+	for _, cond := range c.Status.Conditions {
+		switch cond.Type {
+		case certificatesv1.CertificateApproved:
+			approved = cond.Status == corev1.ConditionTrue
+		case certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
+			refused = refused || cond.Status != corev1.ConditionFalse
+		}
+	}
+	rec.Approved = approved && !refused
+	return rec
+}
+
+func certNotAfter(data []byte) time.Time {
+	for len(data) > 0 {
+		block, rest := pem.Decode(data)
+		if block == nil {
+			return time.Time{}
+		}
+		if block.Type == "CERTIFICATE" {
+			cert, err := x509.ParseCertificate(block.Bytes)
+			if err != nil {
+				return time.Time{}
+			}
+			return cert.NotAfter
+		}
+		data = rest
+	}
+	return time.Time{}
+}
+
+func csrTransform(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *certificatesv1.CertificateSigningRequest:
+		return CSRFrom(o), nil
+	case *CSR:
+		return o, nil
+	case cache.DeletedFinalStateUnknown:
+		return rewrap(o, csrTransform)
+	}
+	return nil, fmt.Errorf("CSR informer: unexpected %T", obj)
+}
+
+// Earliest picks the earliest expiry the observer can see: the apiserver's
+// serving certificate (zero when unknown) and every certificate issued
+// through an approved CSR. A CSR certificate already past its NotAfter at now
+// is left out: its holder has renewed it or never needed it longer (the CSR
+// cleaner keeps issued CSRs for an hour), so it would only raise a false
+// alarm. ok is false when nothing is known.
+func Earliest(serving time.Time, csrs []*CSR, now time.Time) (earliest time.Time, ok bool) {
+	consider := func(t time.Time) {
+		if !ok || t.Before(earliest) {
+			earliest, ok = t, true
+		}
+	}
+	if !serving.IsZero() {
+		consider(serving)
+	}
+	for _, c := range csrs {
+		if c.Approved && !c.NotAfter.IsZero() && !c.NotAfter.Before(now) {
+			consider(c.NotAfter)
+		}
+	}
+	return earliest, ok
+}
+
+// errPlainHTTP says the apiserver is reached without TLS, so it presents no
+// certificate; it is a skip, not a failure.
+var errPlainHTTP = errors.New("apiserver host is plain http")
+
+// servingNotAfter opens a TLS connection to the apiserver exactly as the
+// client does (same CA, same client certificate, same server name) and reads
+// the expiry of the leaf certificate it presents.
+func servingNotAfter(ctx context.Context, cfg *rest.Config) (time.Time, error) {
+	if cfg == nil {
+		return time.Time{}, errPlainHTTP
+	}
+	u, _, err := rest.DefaultServerUrlFor(cfg)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("apiserver URL: %w", err)
+	}
+	if u.Scheme != "https" {
+		return time.Time{}, errPlainHTTP
+	}
+	tlsCfg, err := rest.TLSConfigFor(cfg)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("apiserver TLS config: %w", err)
+	}
+	if tlsCfg == nil {
+		tlsCfg = &tls.Config{} // system roots, as the client itself would use
+	} else {
+		tlsCfg = tlsCfg.Clone()
+	}
+	if tlsCfg.ServerName == "" {
+		tlsCfg.ServerName = u.Hostname()
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "443")
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	conn, err := (&tls.Dialer{Config: tlsCfg}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("TLS handshake with %s: %w", addr, err)
+	}
+	defer conn.Close()
+	peers := conn.(*tls.Conn).ConnectionState().PeerCertificates
+	if len(peers) == 0 {
+		return time.Time{}, fmt.Errorf("TLS handshake with %s: no certificate presented", addr)
+	}
+	return peers[0].NotAfter, nil
+}

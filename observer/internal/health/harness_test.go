@@ -1,0 +1,162 @@
+package health
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+// patience bounds real time spent waiting on goroutines; it is a deadline for
+// a hung test, never a delay a passing test sits through.
+const patience = 10 * time.Second
+
+const interval = time.Minute
+
+// Readyz answers the stub apiserver gives.
+const (
+	answerPassing int32 = iota
+	answerEtcdDown
+	answerForbidden
+)
+
+// apiserverStub stands in for the apiserver over TLS, serving /readyz only.
+type apiserverStub struct {
+	srv    *httptest.Server
+	answer atomic.Int32
+	hits   atomic.Int32
+}
+
+func newAPIServerStub(t *testing.T) *apiserverStub {
+	s := &apiserverStub{}
+	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" {
+			http.NotFound(w, r)
+			return
+		}
+		s.hits.Add(1)
+		if _, verbose := r.URL.Query()["verbose"]; !verbose {
+			t.Errorf("readyz asked without verbose: %s", r.URL)
+		}
+		switch s.answer.Load() {
+		case answerPassing:
+			fmt.Fprint(w, readyzPassing)
+		case answerEtcdDown:
+			// As the apiserver does: the report is the 500's body.
+			http.Error(w, strings.TrimSuffix(readyzEtcdDown, "\n"), http.StatusInternalServerError)
+		case answerForbidden:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",`+
+				`"message":"forbidden: User \"system:serviceaccount:kubehz:observer\" cannot get path \"/readyz\"",`+
+				`"reason":"Forbidden","details":{},"code":403}`)
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// clientWithDiscovery is a fake clientset whose discovery REST client talks
+// to the stub, so the readyz probe goes through a real client-go request.
+type clientWithDiscovery struct {
+	*fake.Clientset
+	disc discovery.DiscoveryInterfaces
+}
+
+func (c clientWithDiscovery) Discovery() discovery.DiscoveryInterfaces { return c.disc }
+
+type harness struct {
+	m        *Monitor
+	clk      *testingclock.FakeClock
+	notified atomic.Int32
+	logs     syncBuffer
+}
+
+// start runs a Monitor over the fake clientset and, when stub is not nil, the
+// stub apiserver; cleanup cancels it and checks that Run returns nil.
+func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
+	h := &harness{clk: testingclock.NewFakeClock(t0)}
+	var iface kubernetes.Interface = client
+	var cfg *rest.Config
+	if stub != nil {
+		cfg = trusting(stub.srv)
+		disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		iface = clientWithDiscovery{Clientset: client, disc: disc}
+	}
+	log := slog.New(slog.NewJSONHandler(&h.logs, nil))
+	h.m = New(iface, cfg, h.clk, interval, log, func() { h.notified.Add(1) })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- h.m.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run = %v, want nil on cancel", err)
+			}
+		case <-time.After(patience):
+			t.Error("Run did not return after cancel")
+		}
+	})
+	return h
+}
+
+func await[T any](t *testing.T, what string, get func() T, want T) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		got := get()
+		if reflect.DeepEqual(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %+v, want %+v", what, got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func expires(at time.Time) *wire.Certificates {
+	return &wire.Certificates{ExpiresAt: at.UTC().Format(time.RFC3339)}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) count(s string) int { return strings.Count(b.String(), s) }

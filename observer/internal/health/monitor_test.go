@@ -1,0 +1,181 @@
+package health
+
+import (
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+func readyPods() []runtime.Object {
+	return []runtime.Object{
+		staticPod("kube-scheduler-ctl-a", "kube-scheduler", corev1.PodRunning, corev1.ConditionTrue),
+		staticPod("kube-controller-manager-ctl-a", "kube-controller-manager", corev1.PodRunning, corev1.ConditionTrue),
+		staticPod("etcd-ctl-a", "etcd", corev1.PodRunning, corev1.ConditionTrue),
+	}
+}
+
+func TestMonitor_ReportsReadyzStaticPodsAndTheServingCertificate(t *testing.T) {
+	stub := newAPIServerStub(t)
+	h := start(t, fake.NewClientset(readyPods()...), stub)
+
+	await(t, "components", h.m.Components,
+		[]wire.Component{up("apiserver"), up("controller-manager"), up("etcd"), up("scheduler")})
+	await(t, "certificates", h.m.Certificates, expires(stub.srv.Certificate().NotAfter))
+	if h.notified.Load() == 0 {
+		t.Error("notify was never called")
+	}
+}
+
+func TestMonitor_FailingReadyzIsReadFromThe500Body(t *testing.T) {
+	stub := newAPIServerStub(t)
+	h := start(t, fake.NewClientset(), stub)
+	await(t, "components", h.m.Components, []wire.Component{up("apiserver"), up("etcd")})
+	before := h.notified.Load()
+
+	stub.answer.Store(answerEtcdDown)
+	h.clk.Step(interval)
+	await(t, "components", h.m.Components, []wire.Component{down("apiserver"), down("etcd")})
+	if h.notified.Load() == before {
+		t.Error("a component going Unhealthy did not notify")
+	}
+}
+
+func TestMonitor_ForbiddenReadyzOmitsApiserverAndEtcdAndLogsOnce(t *testing.T) {
+	stub := newAPIServerStub(t)
+	stub.answer.Store(answerForbidden)
+	h := start(t, fake.NewClientset(readyPods()...), stub)
+	await(t, "components", h.m.Components, []wire.Component{up("controller-manager"), up("scheduler")})
+	for probes := int32(2); probes <= 3; probes++ {
+		h.clk.Step(interval)
+		await(t, "readyz requests", stub.hits.Load, probes)
+	}
+	stub.answer.Store(answerPassing)
+	h.clk.Step(interval)
+	await(t, "components", h.m.Components,
+		[]wire.Component{up("apiserver"), up("controller-manager"), up("etcd"), up("scheduler")})
+
+	if n := h.logs.count("Readyz probe failed"); n != 1 {
+		t.Errorf("failure logged %d times over 3 probes, want once:\n%s", n, h.logs.String())
+	}
+	if n := h.logs.count("Readyz probe answers again"); n != 1 {
+		t.Errorf("recovery logged %d times, want once:\n%s", n, h.logs.String())
+	}
+}
+
+func TestMonitor_StaticPodChangesNotifyWithoutWaitingForAProbe(t *testing.T) {
+	client := fake.NewClientset(readyPods()...)
+	h := start(t, client, nil)
+	await(t, "components", h.m.Components, []wire.Component{up("controller-manager"), up("scheduler")})
+	before := h.notified.Load()
+
+	pods := client.CoreV1().Pods("kube-system")
+	notReady := staticPod("kube-scheduler-ctl-a", "kube-scheduler", corev1.PodRunning, corev1.ConditionFalse)
+	if _, err := pods.UpdateStatus(t.Context(), notReady, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "components", h.m.Components, []wire.Component{up("controller-manager"), down("scheduler")})
+	if h.notified.Load() == before {
+		t.Error("the scheduler going Unhealthy did not notify")
+	}
+
+	if err := pods.Delete(t.Context(), "kube-controller-manager-ctl-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "components", h.m.Components, []wire.Component{down("scheduler")})
+	if got := h.m.Certificates(); got != nil {
+		t.Errorf("certificates = %+v with no TLS and no CSR, want nil", got)
+	}
+}
+
+func TestMonitor_EarliestApprovedCSRCertificateBeatsTheServingCertificate(t *testing.T) {
+	stub := newAPIServerStub(t)
+	month := t0.Add(30 * 24 * time.Hour)
+	client := fake.NewClientset(
+		csr("kubelet-serving-a", certPEM(t, month), certificatesv1.CertificateApproved),
+		csr("kubelet-serving-b", certPEM(t, t0.Add(24*time.Hour)), certificatesv1.CertificateDenied),
+		csr("kubelet-serving-c", certPEM(t, t0.Add(-time.Hour)), certificatesv1.CertificateApproved),
+	)
+	h := start(t, client, stub)
+	await(t, "certificates", h.m.Certificates, expires(month))
+
+	// A newly issued certificate shows without a probe: the informer has it.
+	week := t0.Add(7 * 24 * time.Hour)
+	if _, err := client.CertificatesV1().CertificateSigningRequests().Create(t.Context(),
+		csr("kubelet-serving-d", certPEM(t, week), certificatesv1.CertificateApproved), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "certificates", h.m.Certificates, expires(week))
+}
+
+func TestMonitor_ForbiddenCSRReadIsReprobedEachIntervalAndLoggedOnce(t *testing.T) {
+	month := t0.Add(30 * 24 * time.Hour)
+	client := fake.NewClientset(csr("kubelet-serving-a", certPEM(t, month), certificatesv1.CertificateApproved))
+	var forbid atomic.Bool
+	var lists atomic.Int32
+	forbid.Store(true)
+	client.PrependReactor("list", "certificatesigningrequests", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists.Add(1)
+		if forbid.Load() {
+			return true, nil, apierrors.NewForbidden(
+				schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}, "",
+				fmt.Errorf("RBAC: list not granted"))
+		}
+		return false, nil, nil
+	})
+	h := start(t, client, nil)
+
+	await(t, "CSR lists", lists.Load, 1)
+	for probes := int32(2); probes <= 3; probes++ {
+		h.clk.Step(interval)
+		await(t, "CSR lists", lists.Load, probes)
+	}
+	if got := h.m.Certificates(); got != nil {
+		t.Errorf("certificates = %+v while CSRs are forbidden, want nil", got)
+	}
+	forbid.Store(false)
+	h.clk.Step(interval)
+	await(t, "certificates", h.m.Certificates, expires(month))
+
+	if n := h.logs.count("CertificateSigningRequests unreadable"); n != 1 {
+		t.Errorf("forbidden CSR read logged %d times over 3 probes, want once:\n%s", n, h.logs.String())
+	}
+	if n := h.logs.count("CertificateSigningRequests readable"); n != 1 {
+		t.Errorf("recovery logged %d times, want once:\n%s", n, h.logs.String())
+	}
+}
+
+func TestMonitor_NotifiesOnlyWhenComponentsChange(t *testing.T) {
+	var notified int
+	m := New(fake.NewClientset(), nil, testingclock.NewFakeClock(t0), interval,
+		slog.New(slog.DiscardHandler), func() { notified++ })
+
+	m.publish()
+	if notified != 0 || m.Components() != nil {
+		t.Fatalf("nothing known: notified %d, components %v", notified, m.Components())
+	}
+	m.lastReadyz = &Readyz{Passed: true, Checks: map[string]bool{"etcd": true}}
+	m.publish()
+	m.publish()
+	if notified != 1 {
+		t.Errorf("notified %d times for one change, want 1", notified)
+	}
+	got := m.Components()
+	got[0].Status = "mutated"
+	if m.Components()[0].Status != Healthy {
+		t.Error("Components returned the monitor's own slice")
+	}
+}
