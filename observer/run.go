@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,20 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/utils/clock"
 
 	"github.com/sethvargo/go-envconfig"
 
-	"kubehz.dev/agent/observer/internal/beat"
-	"kubehz.dev/agent/observer/internal/cluster"
-	"kubehz.dev/agent/observer/internal/collect"
 	"kubehz.dev/agent/observer/internal/liveness"
-	"kubehz.dev/agent/observer/internal/owner"
-	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/logs"
@@ -79,60 +72,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 		return err
 	}
 
-	alive := &aliveFile{path: livenessPath(getenv), interval: cfg.FullInterval, log: log}
-	alive.start(time.Now())
-
-	caches := cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
-	marker := owner.New(client, cfg.Namespace, log, caches.Signal)
-	version := cluster.NewVersion(client.Discovery().RESTClient(), log, caches.Signal)
-	sender := beat.NewSender(plat, clock.RealClock{}, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log, nil)
-	loop := &beat.Loop{
-		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
-		Clock:   clock.RealClock{},
-		Changed: caches.Changed(),
-		Enqueue: sender.Enqueue,
-		Discard: sender.Discard,
-		Beating: marker.Beating,
-		Turned:  alive.turned,
-		Log:     log,
-		Build: func(now time.Time) ([]byte, error) {
-			p := collect.Build(collect.Input{
-				ClusterID:         cfg.ClusterID,
-				AgentVersion:      buildinfo.Version,
-				KubernetesVersion: version.Get(),
-				Now:               now,
-				ReportNamespaces:  cfg.ReportNamespaces,
-				Nodes:             caches.Nodes(),
-				Pods:              caches.Pods(),
-				Events:            caches.Events(),
-			})
-			p.Cap()
-			return json.Marshal(p)
-		},
+	dyn, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("dynamic client: %w", err)
 	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { caches.Run(gctx); return nil })
-	g.Go(func() error { return sender.Run(gctx) })
-	g.Go(func() error { return marker.Run(gctx) })
-	g.Go(func() error {
-		if !caches.WaitForSync(gctx) {
-			return nil // cancelled before the first list finished
-		}
-		// The first beat carries the version when the apiserver answers;
-		// Run keeps retrying if it did not.
-		version.Refresh(gctx)
-		g.Go(func() error { version.Run(gctx); return nil })
-		// The initial list signalled "changed"; the first beat is a full
-		// snapshot anyway, so that signal would only cause a redundant beat.
-		select {
-		case <-caches.Changed():
-		default:
-		}
-		log.Info("Caches synced; beating", "nodes", len(caches.Nodes()), "pods", len(caches.Pods()))
-		return loop.Run(gctx)
-	})
-	err = g.Wait()
+	obs := newObserver(cfg, log, client, dyn, restCfg, plat, livenessPath(getenv))
+	err = obs.run(ctx)
 	log.Info("Observer stopped")
 	return err
 }

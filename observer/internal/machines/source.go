@@ -1,0 +1,148 @@
+package machines
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// Source publishes machineIssues and pools from the machine-controller
+// objects in one namespace, recomputed every interval.
+type Source struct {
+	namespace   string
+	events      func() []*cluster.Event
+	clk         clock.Clock
+	interval    time.Duration
+	notify      func()
+	machines    *gate
+	deployments *gate
+	due         chan struct{} // a gate changed readability: pass now
+
+	seen Seen // only Run's goroutine touches it
+
+	mu     sync.Mutex
+	issues []wire.MachineIssue
+	pools  []wire.Pool
+}
+
+// New builds a Source; nothing talks to the apiserver until Run. events reads
+// the cached Warning events (nil: none); notify, if set, is called whenever
+// the issues or the pools change.
+func New(dyn dynamic.Interface, namespace string, events func() []*cluster.Event, clk clock.Clock,
+	interval time.Duration, log *slog.Logger, notify func()) *Source {
+	if interval <= 0 {
+		interval = time.Minute // the contract's default; a zero timer would spin
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Source{
+		namespace: namespace, events: events, clk: clk, interval: interval, notify: notify,
+		due: make(chan struct{}, 1),
+	}
+	signal := func() {
+		select {
+		case s.due <- struct{}{}:
+		default:
+		}
+	}
+	newGate := func(what, omitted string, gvr schema.GroupVersionResource, t cache.TransformFunc) *gate {
+		return &gate{what: what, omitted: omitted, client: dyn, resource: dyn.Resource(gvr).Namespace(namespace),
+			transform: t, clk: clk, interval: interval, changed: signal, log: log.With("namespace", namespace)}
+	}
+	s.machines = newGate("Machines", "machineIssues omitted", MachinesResource, machineTransform)
+	s.deployments = newGate("MachineDeployments", "pools omitted and machines resolve to pool unknown",
+		DeploymentsResource, deploymentTransform)
+	return s
+}
+
+// Run keeps both informers gated on readability and recomputes every
+// interval, and as soon as either resource syncs or becomes unreadable. It
+// returns nil once ctx is done and every goroutine it started has ended.
+func (s *Source) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { s.machines.run(ctx) })
+	wg.Go(func() { s.deployments.run(ctx) })
+	tick := s.clk.NewTimer(s.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.due:
+		case <-tick.C():
+			tick.Reset(s.interval)
+		}
+		s.pass()
+	}
+}
+
+// pass recomputes both lists from the caches.
+func (s *Source) pass() {
+	mds := records[*MachineDeployment](s.deployments)
+	var issues []wire.MachineIssue
+	if machines, ok := s.machines.records(); ok {
+		o := Observed{Namespace: s.namespace, Machines: typed[*Machine](machines), Deployments: mds}
+		if s.events != nil {
+			o.Events = s.events()
+		}
+		issues, s.seen = Issues(o, s.seen, s.clk.Now())
+	} else {
+		s.seen = nil // unreadable clears the set; a recurrence is dated anew
+	}
+	s.publish(issues, Pools(mds))
+}
+
+// publish stores the lists and notifies only when either actually changed,
+// so none→none and same→same cause no beat.
+func (s *Source) publish(issues []wire.MachineIssue, pools []wire.Pool) {
+	s.mu.Lock()
+	changed := !slices.Equal(s.issues, issues) || !slices.Equal(s.pools, pools)
+	s.issues, s.pools = issues, pools
+	s.mu.Unlock()
+	if changed && s.notify != nil {
+		s.notify()
+	}
+}
+
+// Issues returns a copy of the last pass's issues; nil when there are none,
+// so the key is omitted and the platform clears its list.
+func (s *Source) Issues() []wire.MachineIssue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.issues)
+}
+
+// Pools returns a copy of the last pass's pools, sorted by name; nil when no
+// MachineDeployment exists or none is readable.
+func (s *Source) Pools() []wire.Pool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pools)
+}
+
+func records[T any](g *gate) []T {
+	items, _ := g.records()
+	return typed[T](items)
+}
+
+func typed[T any](items []any) []T {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		if v, ok := it.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

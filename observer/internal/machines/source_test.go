@@ -1,0 +1,156 @@
+package machines
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// §14 item 105.
+func TestSource_NotifiesOnlyWhenTheListsChange(t *testing.T) {
+	a := []wire.MachineIssue{{Pool: "p", Machine: "m", Reason: "CreateError", Since: since}}
+	b := []wire.MachineIssue{{Pool: "p", Machine: "m", Reason: "CreateError", Message: "x", Since: since}}
+	pools := []wire.Pool{{Name: "p", Replicas: 1, APIGroup: APIGroup}}
+	steps := []struct {
+		name   string
+		issues []wire.MachineIssue
+		pools  []wire.Pool
+		notify bool
+	}{
+		{"none to none is silent", nil, nil, false},
+		{"a first issue notifies", a, nil, true},
+		{"a repeated identical set is silent", []wire.MachineIssue{a[0]}, nil, false},
+		{"a changed message notifies", b, nil, true},
+		{"a clear notifies", nil, nil, true},
+		{"a repeated clear is silent", nil, nil, false},
+		{"a new pool notifies", nil, pools, true},
+		{"the same pool is silent", nil, []wire.Pool{pools[0]}, false},
+		{"pools gone notify", nil, nil, true},
+	}
+	calls := 0
+	s := &Source{notify: func() { calls++ }}
+	for _, st := range steps {
+		before := calls
+		s.publish(st.issues, st.pools)
+		if got := calls > before; got != st.notify {
+			t.Errorf("%s: notified = %v", st.name, got)
+		}
+		if !reflect.DeepEqual(s.Issues(), st.issues) || !reflect.DeepEqual(s.Pools(), st.pools) {
+			t.Errorf("%s: snapshot = %+v %+v", st.name, s.Issues(), s.Pools())
+		}
+	}
+	s.publish(a, pools)
+	s.Issues()[0].Pool = "changed by a caller"
+	if s.Issues()[0].Pool != "p" {
+		t.Error("Issues returned the stored slice, not a copy")
+	}
+}
+
+// The gating: no CRD means one quiet probe per interval and no informer; once
+// the resources appear the records flow; a later Forbidden stops the Machine
+// informer, clears the issues with one notification, and probing resumes.
+func TestSource_GatesInformersOnReadability(t *testing.T) {
+	const interval = time.Minute
+	api := newAPIServer()
+	clk := clocktesting.NewFakeClock(now)
+	logs := &syncBuffer{}
+	var notified atomic.Int32
+	events := []*cluster.Event{machineEvent("e", "m-2", "ReconcilingError", "unsupported location", now)}
+	s := New(api, ns, func() []*cluster.Event { return events }, clk, interval,
+		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run = %v, want nil on cancel", err)
+			}
+		case <-time.After(patience):
+			t.Error("Run did not return after cancel")
+		}
+	}()
+
+	// Absent: each gate probes once per interval, waiting on the clock (the
+	// pass timer and two probe timers), and nothing else happens.
+	for step := 1; step <= 4; step++ {
+		await(t, "probes", func() bool { return api.probes.Load() == int32(2*step) && clk.Waiters() == 3 })
+		if step < 4 {
+			clk.Step(interval)
+		}
+	}
+	if n := api.informerCalls.Load(); n != 0 {
+		t.Errorf("%d informer lists or watches while the CRDs are absent", n)
+	}
+	if s.Issues() != nil || s.Pools() != nil || notified.Load() != 0 {
+		t.Errorf("absent: issues %v, pools %v, %d notifications", s.Issues(), s.Pools(), notified.Load())
+	}
+	for _, what := range []string{`"Machines not readable`, `"MachineDeployments not readable`} {
+		if n := logs.count(what, "NotFound"); n != 1 {
+			t.Errorf("%s logged %d times over 4 intervals, want once", what, n)
+		}
+	}
+
+	// The resources appear.
+	create(t, api, DeploymentsResource, `{"apiVersion":"cluster.k8s.io/v1alpha1","kind":"MachineDeployment",
+		"metadata":{"name":"pool-a","namespace":"kube-system"},
+		"spec":{"replicas":2,"selector":{"matchLabels":{"pool":"pool-a"}}},"status":{"readyReplicas":1}}`)
+	create(t, api, MachinesResource, `{"apiVersion":"cluster.k8s.io/v1alpha1","kind":"Machine",
+		"metadata":{"name":"m-1","namespace":"kube-system","labels":{"pool":"pool-a"}},
+		"status":{"nodeRef":{"name":"n-1"},"errorReason":"CreateError","errorMessage":"quota"}}`)
+	create(t, api, MachinesResource, `{"apiVersion":"cluster.k8s.io/v1alpha1","kind":"Machine",
+		"metadata":{"name":"m-2","namespace":"kube-system","labels":{"pool":"pool-a"}},"status":{"nodeRef":{"name":"n-2"}}}`)
+	api.state.Store(readable)
+	clk.Step(interval)
+	stamp := clk.Now().UTC().Format(time.RFC3339)
+	wantIssues := []wire.MachineIssue{
+		{Pool: "pool-a", Machine: "m-1", Reason: "CreateError", Message: "quota", Since: stamp},
+		{Pool: "pool-a", Machine: "m-2", Reason: "ReconcilingError", Message: "unsupported location", Since: stamp},
+	}
+	wantPools := []wire.Pool{{Name: "pool-a", Replicas: 2, Ready: 1, APIGroup: APIGroup}}
+	await(t, "records", func() bool {
+		return reflect.DeepEqual(s.Issues(), wantIssues) && reflect.DeepEqual(s.Pools(), wantPools)
+	})
+	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
+
+	// Machines become Forbidden mid-watch.
+	before := notified.Load()
+	api.state.Store(machinesForbidden)
+	api.dropMachineWatches()
+	await(t, "issues cleared", func() bool { return s.Issues() == nil })
+	await(t, "a probe waiting", func() bool { return clk.Waiters() == 2 })
+	for range 3 {
+		probes := api.probes.Load()
+		clk.Step(interval)
+		await(t, "a probe", func() bool { return api.probes.Load() == probes+1 && clk.Waiters() == 2 })
+	}
+	if got := notified.Load() - before; got != 1 {
+		t.Errorf("%d notifications for the clear, want 1", got)
+	}
+	if !reflect.DeepEqual(s.Pools(), wantPools) {
+		t.Errorf("pools = %+v, want them kept while MDs stay readable", s.Pools())
+	}
+	if n := logs.count(`"Machines not readable`, "Forbidden"); n != 1 {
+		t.Errorf("Forbidden logged %d times, want once", n)
+	}
+}
+
+func create(t *testing.T, api *apiserver, gvr schema.GroupVersionResource, js string) {
+	t.Helper()
+	if _, err := api.Resource(gvr).Namespace(ns).Create(t.Context(), obj(t, js), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,149 @@
+package machines
+
+import (
+	"fmt"
+	"math"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+)
+
+// APIGroup is machine-controller's legacy group, not cluster.x-k8s.io.
+const APIGroup = "cluster.k8s.io"
+
+// The resources read, both in the MD namespace.
+var (
+	MachinesResource    = schema.GroupVersionResource{Group: APIGroup, Version: "v1alpha1", Resource: "machines"}
+	DeploymentsResource = schema.GroupVersionResource{Group: APIGroup, Version: "v1alpha1", Resource: "machinedeployments"}
+)
+
+// machineSetKind is the owner kind the pool fallback follows; its apiVersion
+// is deliberately not checked.
+const machineSetKind = "MachineSet"
+
+// Transforms run before an object enters an informer cache. They are
+// idempotent: client-go may hand an already-compacted record back through
+// them (relist replays, tombstones built from the cache).
+
+func machineTransform(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return MachineFrom(o), nil
+	case *Machine:
+		return o, nil
+	case cache.DeletedFinalStateUnknown:
+		return rewrap(o, machineTransform)
+	}
+	return nil, fmt.Errorf("machine informer: unexpected %T", obj)
+}
+
+func deploymentTransform(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return DeploymentFrom(o), nil
+	case *MachineDeployment:
+		return o, nil
+	case cache.DeletedFinalStateUnknown:
+		return rewrap(o, deploymentTransform)
+	}
+	return nil, fmt.Errorf("machinedeployment informer: unexpected %T", obj)
+}
+
+func rewrap(d cache.DeletedFinalStateUnknown, t cache.TransformFunc) (any, error) {
+	if d.Obj == nil {
+		return d, nil
+	}
+	inner, err := t(d.Obj)
+	if err != nil {
+		return nil, err
+	}
+	return cache.DeletedFinalStateUnknown{Key: d.Key, Obj: inner}, nil
+}
+
+// MachineFrom compacts a Machine. Fields of the wrong type read as absent.
+func MachineFrom(u *unstructured.Unstructured) *Machine {
+	m := &Machine{
+		Namespace:    u.GetNamespace(),
+		Name:         u.GetName(),
+		Labels:       u.GetLabels(),
+		Created:      u.GetCreationTimestamp().Time,
+		Deleting:     u.GetDeletionTimestamp() != nil,
+		NodeName:     str(u.Object, "status", "nodeRef", "name"),
+		ErrorReason:  str(u.Object, "status", "errorReason"),
+		ErrorMessage: str(u.Object, "status", "errorMessage"),
+	}
+	refs, _, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "ownerReferences")
+	list, _ := refs.([]any)
+	for _, r := range list {
+		ref, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		if name := str(ref, "name"); str(ref, "kind") == machineSetKind && name != "" {
+			m.MachineSets = append(m.MachineSets, name)
+		}
+	}
+	return m
+}
+
+// DeploymentFrom compacts a MachineDeployment; the selector is parsed here,
+// once, rather than on every pass.
+func DeploymentFrom(u *unstructured.Unstructured) *MachineDeployment {
+	return &MachineDeployment{
+		Namespace: u.GetNamespace(),
+		Name:      u.GetName(),
+		Selector:  selectorFrom(u.Object),
+		Replicas:  count(u.Object, "spec", "replicas"),
+		Ready:     count(u.Object, "status", "readyReplicas"),
+	}
+}
+
+func selectorFrom(obj map[string]any) labels.Selector {
+	raw, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "selector")
+	fields, ok := raw.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var ls metav1.LabelSelector
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(fields, &ls); err != nil {
+		return nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil || sel.Empty() {
+		return nil
+	}
+	return sel
+}
+
+func str(obj map[string]any, path ...string) string {
+	s, _, _ := unstructured.NestedString(obj, path...)
+	return s
+}
+
+// count reads an integer tolerantly: int64 from the apiserver's JSON, or a
+// whole float64 from other decoders. Anything else, or out of int32 range
+// (replica counts are int32), reads as 0.
+func count(obj map[string]any, path ...string) int {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
+	var f float64
+	switch n := v.(type) {
+	case int64:
+		f = float64(n)
+	case int:
+		f = float64(n)
+	case int32:
+		f = float64(n)
+	case float64:
+		f = n
+	default:
+		return 0
+	}
+	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return 0
+	}
+	return int(f)
+}

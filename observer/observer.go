@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/observer/internal/beat"
+	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/observer/internal/collect"
+	"kubehz.dev/agent/observer/internal/health"
+	"kubehz.dev/agent/observer/internal/inventory"
+	"kubehz.dev/agent/observer/internal/machines"
+	"kubehz.dev/agent/observer/internal/owner"
+	"kubehz.dev/agent/shared/backoff"
+	"kubehz.dev/agent/shared/buildinfo"
+	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/platform"
+)
+
+// observer is every part of the running observer. Each source of beat
+// content signals the one change channel of the informer cache; the loop
+// reads them all when a beat is due.
+type observer struct {
+	cfg config.Observer
+	log *slog.Logger
+
+	caches    *cluster.Cache
+	version   *cluster.Version
+	marker    *owner.Watcher
+	inventory *inventory.Manager
+	machines  *machines.Source
+	health    *health.Monitor
+	sender    *beat.Sender
+	loop      *beat.Loop
+	alive     *aliveFile
+}
+
+func newObserver(cfg config.Observer, log *slog.Logger, client kubernetes.Interface, dyn dynamic.Interface,
+	restCfg *rest.Config, plat *platform.Client, livenessFile string) *observer {
+	clk := clock.RealClock{}
+	o := &observer{cfg: cfg, log: log}
+	o.alive = &aliveFile{path: livenessFile, interval: cfg.FullInterval, log: log}
+	o.caches = cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
+	signal := o.caches.Signal
+	o.version = cluster.NewVersion(client.Discovery().RESTClient(), log, signal)
+	o.marker = owner.New(client, cfg.Namespace, log, signal)
+	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
+	o.machines = machines.New(dyn, cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
+	o.health = health.New(client, restCfg, clk, cfg.FullInterval, log, signal)
+	// The verdict write-back runs on the sender's verdict goroutine, never on
+	// its send path (G-16); it gets its own deadline inside Apply.
+	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,
+		func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) })
+	o.loop = &beat.Loop{
+		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
+		Clock:   clk,
+		Changed: o.caches.Changed(),
+		Build:   o.build,
+		Enqueue: o.sender.Enqueue,
+		Discard: o.sender.Discard,
+		Beating: o.marker.Beating,
+		Turned:  o.alive.turned,
+		Log:     log,
+	}
+	return o
+}
+
+// build renders the current snapshot as the wire wants it.
+func (o *observer) build(now time.Time) ([]byte, error) {
+	p := collect.Build(collect.Input{
+		ClusterID:         o.cfg.ClusterID,
+		AgentVersion:      buildinfo.Version,
+		KubernetesVersion: o.version.Get(),
+		Now:               now,
+		ReportNamespaces:  o.cfg.ReportNamespaces,
+		Nodes:             o.caches.Nodes(),
+		Pods:              o.caches.Pods(),
+		Events:            o.caches.Events(),
+	})
+	p.Inventory = o.inventory.Snapshot()
+	p.MachineIssues = o.machines.Issues()
+	p.Pools = o.machines.Pools()
+	p.Components = o.health.Components()
+	p.Certificates = o.health.Certificates()
+	p.Cap()
+	return json.Marshal(p)
+}
+
+// run starts every part and waits for all of them; the first beat goes out
+// once the informer caches have synced.
+func (o *observer) run(ctx context.Context) error {
+	o.alive.start(time.Now())
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { o.caches.Run(gctx); return nil })
+	g.Go(func() error { return o.sender.Run(gctx) })
+	g.Go(func() error { return o.marker.Run(gctx) })
+	g.Go(func() error { return o.inventory.Run(gctx) })
+	g.Go(func() error { return o.machines.Run(gctx) })
+	g.Go(func() error { return o.health.Run(gctx) })
+	g.Go(func() error {
+		if !o.caches.WaitForSync(gctx) {
+			return nil // cancelled before the first list finished
+		}
+		// The first beat carries the version when the apiserver answers;
+		// Run keeps retrying if it did not.
+		o.version.Refresh(gctx)
+		g.Go(func() error { o.version.Run(gctx); return nil })
+		// The initial list signalled "changed"; the first beat is a full
+		// snapshot anyway, so that signal would only cause a redundant beat.
+		select {
+		case <-o.caches.Changed():
+		default:
+		}
+		o.log.Info("Caches synced; beating", "nodes", len(o.caches.Nodes()), "pods", len(o.caches.Pods()))
+		return o.loop.Run(gctx)
+	})
+	return g.Wait()
+}
