@@ -12,9 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // AssetsEnv names the directory holding kube-apiserver and etcd. The Makefile
@@ -46,6 +49,9 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	// envtest logs through controller-runtime's logger; the harness has
+	// nothing to say through it, and an unset logger prints a warning.
+	ctrllog.SetLogger(logr.Discard())
 	te := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		// A cold apiserver on a loaded 2-core machine can take a while.
