@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,10 +37,19 @@ func TestObserver_SurvivesPlatformOutage(t *testing.T) {
 	}
 	time.Sleep(10 * time.Second)
 	stop()
+	queued := strings.Count(p.Output(), `"msg":"Heartbeat queued"`)
 	createNode(t, nodeSpec{name: "outage-last", ready: corev1.ConditionTrue})
-	// Let the observer queue a payload with the last node before the platform
-	// returns, so the first accepted beat must be that one, not an older one.
-	time.Sleep(2 * time.Second)
+	// Wait until the observer has queued a payload built after the last
+	// change, so the first accepted beat must be that one, not an older one.
+	for deadline := time.Now().Add(beatWait); strings.Count(p.Output(), `"msg":"Heartbeat queued"`) == queued; {
+		if time.Now().After(deadline) {
+			t.Fatal("no payload queued after the last change")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A change signal still in flight may follow that payload; one debounce
+	// plus one min-gap later nothing newer can be pending.
+	time.Sleep(1500 * time.Millisecond)
 	if p.Exited() {
 		t.Fatal("observer exited during the platform outage")
 	}

@@ -1,0 +1,104 @@
+package lead
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Guard watches the actor's own Deployment. Deleting it is the kill switch:
+// the moment it is gone or marked for deletion, Fenced closes, without
+// waiting for the kubelet to kill this pod.
+type Guard struct {
+	fenced chan struct{}
+	once   sync.Once
+	ctrl   cache.Controller
+	store  cache.Store
+	log    *slog.Logger
+	name   string
+}
+
+// NewGuard watches namespace/name; the RBAC grants get, list and watch on
+// that one Deployment.
+func NewGuard(client kubernetes.Interface, namespace, name string, log *slog.Logger) *Guard {
+	g := &Guard{fenced: make(chan struct{}), log: log, name: name}
+	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	deps := client.AppsV1().Deployments(namespace)
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = sel
+			return deps.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = sel
+			return deps.Watch(ctx, o)
+		},
+	}, client)
+	g.store, g.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &appsv1.Deployment{},
+		// Only whether it is being deleted matters.
+		Transform: func(obj any) (any, error) {
+			if d, ok := obj.(*appsv1.Deployment); ok {
+				return &deploymentRecord{namespace: d.Namespace, name: d.Name, deleting: d.DeletionTimestamp != nil}, nil
+			}
+			return obj, nil
+		},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { g.check() },
+			UpdateFunc: func(any, any) { g.check() },
+			DeleteFunc: func(any) { g.check() },
+		},
+	})
+	return g
+}
+
+// Run watches until ctx is done. After the first list it fences at once if
+// the Deployment does not exist: an actor without its Deployment never acts.
+func (g *Guard) Run(ctx context.Context, synced chan<- struct{}) {
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), g.ctrl.HasSynced) {
+			g.check()
+			close(synced)
+		}
+	}()
+	g.ctrl.RunWithContext(ctx)
+}
+
+// Fenced closes when acting must stop for good.
+func (g *Guard) Fenced() <-chan struct{} { return g.fenced }
+
+func (g *Guard) check() {
+	if !g.ctrl.HasSynced() {
+		return
+	}
+	alive := false
+	for _, obj := range g.store.List() {
+		if d, ok := obj.(*deploymentRecord); ok && !d.deleting {
+			alive = true
+		}
+	}
+	if !alive {
+		g.once.Do(func() {
+			g.log.Warn("Own Deployment deleted or deleting: fencing", "deployment", g.name)
+			close(g.fenced)
+		})
+	}
+}
+
+type deploymentRecord struct {
+	namespace, name string
+	deleting        bool
+}
+
+func (d *deploymentRecord) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Namespace: d.namespace, Name: d.name}
+}

@@ -1,0 +1,160 @@
+// Package lead makes the actor act only while it is the one leader: it holds
+// the Lease through client-go's leader election, fences every write with a
+// fresh read of that Lease, and stops acting the moment the actor's own
+// Deployment is deleted.
+package lead
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// Lease timings, in seconds of wall time. A standby takes over at most
+// LeaseDuration after the leader stops renewing; the leader gives up when it
+// could not renew for RenewDeadline; it retries every RetryPeriod. These are
+// client-go's usual controller values: a dead actor is replaced within ~17 s,
+// and a slow apiserver (a renew round-trip of seconds) does not flap the
+// lease. WriteDeadline bounds every write well inside RenewDeadline, so a
+// write can never outlive the term it was decided in.
+const (
+	LeaseDuration = 15 * time.Second
+	RenewDeadline = 10 * time.Second
+	RetryPeriod   = 2 * time.Second
+	WriteDeadline = 5 * time.Second
+)
+
+// ErrLostLease ends the process: a deposed leader never keeps working
+// unfenced, it exits and starts over as a standby.
+var ErrLostLease = errors.New("lost the actor lease")
+
+// ErrFenced means the actor's Deployment is gone or going: acting stops for good.
+var ErrFenced = errors.New("the actor Deployment is being deleted")
+
+// Config names the Lease and this process.
+type Config struct {
+	Client    kubernetes.Interface
+	Namespace string
+	LeaseName string
+	Identity  string
+	Log       *slog.Logger
+}
+
+// Work is what the leader does; ctx ends when leadership or the process ends.
+type Work func(ctx context.Context, f *Fence) error
+
+// Run campaigns for the Lease until ctx or fenced is done. While leading it
+// runs work. It returns nil on a clean stop, ErrLostLease when the lease was
+// lost, ErrFenced when fenced closed, or work's error.
+func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) error {
+	// acquired is set inside the elector, synchronously, the moment the lease
+	// is won; the elector then starts OnStartedLeading on a goroutine of its
+	// own, which Run must wait for before returning.
+	var acquired atomic.Bool
+	lock := &recordingLock{
+		Interface: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.LeaseName},
+			Client:     cfg.Client.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: cfg.Identity},
+		},
+		onEvent: func(e string) {
+			if e == "became leader" {
+				acquired.Store(true)
+			}
+		},
+	}
+	fence := &Fence{client: cfg.Client, namespace: cfg.Namespace, name: cfg.LeaseName, identity: cfg.Identity}
+
+	electCtx, stopElect := context.WithCancel(ctx)
+	defer stopElect()
+	workCtx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+
+	var (
+		workErr error // written before done is closed
+		done    = make(chan struct{})
+	)
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		Name:            cfg.LeaseName,
+		LeaseDuration:   LeaseDuration,
+		RenewDeadline:   RenewDeadline,
+		RetryPeriod:     RetryPeriod,
+		ReleaseOnCancel: true, // a clean stop frees the lease at once for the standby
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(leading context.Context) {
+				defer close(done)
+				cfg.Log.Info("Leading: acting on the desired state", "identity", cfg.Identity)
+				// Leadership ending (a failed renew) stops the work too.
+				go func() {
+					select {
+					case <-leading.Done():
+						stopWork()
+					case <-workCtx.Done():
+					}
+				}()
+				workErr = work(workCtx, fence)
+			},
+			OnStoppedLeading: func() {},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("leader election: %w", err)
+	}
+	// Fencing: stop the work first and wait for it, then stop campaigning,
+	// which releases the lease. No write can follow the release.
+	go func() {
+		select {
+		case <-fenced:
+			cfg.Log.Warn("The actor Deployment is being deleted; stopping all acting now")
+			fence.fenced.Store(true)
+		case <-ctx.Done():
+		case <-electCtx.Done():
+			return
+		}
+		stopWork()
+		if acquired.Load() {
+			<-done
+		}
+		stopElect()
+	}()
+
+	le.Run(electCtx)
+	stopWork()
+	started := acquired.Load()
+	if started {
+		<-done
+	}
+	err = workErr
+	switch {
+	case fence.fenced.Load():
+		return ErrFenced
+	case ctx.Err() != nil:
+		return nil
+	case err != nil && !errors.Is(err, context.Canceled):
+		return err
+	case started:
+		return ErrLostLease
+	}
+	return nil
+}
+
+// recordingLock lets Run see the elector's "became leader" moment.
+type recordingLock struct {
+	resourcelock.Interface
+	onEvent func(string)
+}
+
+func (l *recordingLock) RecordEvent(e string) {
+	l.onEvent(e)
+	l.Interface.RecordEvent(e)
+}
