@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/observer/internal/actions"
 	"kubehz.dev/agent/observer/internal/beat"
 	"kubehz.dev/agent/observer/internal/cluster"
 	"kubehz.dev/agent/observer/internal/collect"
@@ -37,6 +38,7 @@ type observer struct {
 	marker    *owner.Watcher
 	inventory *inventory.Manager
 	machines  *machines.Source
+	actions   *actions.Watcher
 	health    *health.Monitor
 	sender    *beat.Sender
 	loop      *beat.Loop
@@ -55,6 +57,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, client kubernetes.Interf
 	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
 	o.machines = machines.New(dyn, cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
 	o.health = health.New(client, restCfg, clk, cfg.FullInterval, log, signal)
+	o.actions = actions.New(client, cfg.Namespace, clk, log, signal)
 	// The verdict write-back runs on the sender's verdict goroutine, never on
 	// its send path (G-16); it gets its own deadline inside Apply.
 	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,
@@ -85,6 +88,9 @@ func (o *observer) build(now time.Time) ([]byte, error) {
 		Pods:              o.caches.Pods(),
 		Events:            o.caches.Events(),
 	})
+	// The actor's reports ride the beat only while its Lease is fresh; with
+	// no live actor the key is absent, which the platform reads as "clear".
+	p.Actions = o.actions.Actions(now)
 	p.Inventory = o.inventory.Snapshot()
 	p.MachineIssues = o.machines.Issues()
 	p.Pools = o.machines.Pools()
@@ -105,6 +111,7 @@ func (o *observer) run(ctx context.Context) error {
 	g.Go(func() error { return o.inventory.Run(gctx) })
 	g.Go(func() error { return o.machines.Run(gctx) })
 	g.Go(func() error { return o.health.Run(gctx) })
+	g.Go(func() error { return o.actions.Run(gctx) })
 	g.Go(func() error {
 		if !o.caches.WaitForSync(gctx) {
 			return nil // cancelled before the first list finished

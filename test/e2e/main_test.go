@@ -22,8 +22,20 @@ var suite struct {
 	env                *kube.Env
 	observerBin        string
 	observerKubeconfig string
+	actorBin           string
+	actorKubeconfig    string
+	auditLog           string
 	dir                string
 }
+
+// auditPolicy records every request's metadata, so tests can prove which
+// identity wrote what, and when (the kill switch, leadership terms).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+`
 
 func TestMain(m *testing.M) {
 	code, err := setup(m)
@@ -42,7 +54,14 @@ func setup(m *testing.M) (int, error) {
 	defer os.RemoveAll(dir)
 	suite.dir = dir
 
-	env, err := kube.Start(kube.Options{})
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return 0, err
+	}
+	suite.auditLog = filepath.Join(dir, "audit.log")
+	env, err := kube.Start(kube.Options{APIServerArgs: map[string][]string{
+		"audit-policy-file": {policy}, "audit-log-path": {suite.auditLog}, "audit-log-mode": {"blocking"},
+	}})
 	if err != nil {
 		return 0, err
 	}
@@ -53,13 +72,22 @@ func setup(m *testing.M) (int, error) {
 	if err := kube.Build(env.Root, "./observer", suite.observerBin, true); err != nil {
 		return 0, err
 	}
+	suite.actorBin = filepath.Join(dir, "actor")
+	if err := kube.Build(env.Root, "./actor", suite.actorBin, true); err != nil {
+		return 0, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "observer")); err != nil {
+	// The managed tier: the observer's objects plus the actor's.
+	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "actor")); err != nil {
 		return 0, err
 	}
 	suite.observerKubeconfig = filepath.Join(dir, "observer.kubeconfig")
 	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", suite.observerKubeconfig); err != nil {
+		return 0, err
+	}
+	suite.actorKubeconfig = filepath.Join(dir, "actor.kubeconfig")
+	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-actor", suite.actorKubeconfig); err != nil {
 		return 0, err
 	}
 	// Goroutines of the control-plane clients started above are expected;

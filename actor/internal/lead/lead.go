@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	// acquired is set inside the elector, synchronously, the moment the lease
 	// is won; the elector then starts OnStartedLeading on a goroutine of its
 	// own, which Run must wait for before returning.
-	var acquired atomic.Bool
+	var acquired, lost atomic.Bool
 	lock := &recordingLock{
 		Interface: &resourcelock.LeaseLock{
 			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.LeaseName},
@@ -74,7 +74,10 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	}
 	fence := &Fence{client: cfg.Client, namespace: cfg.Namespace, name: cfg.LeaseName, identity: cfg.Identity}
 
-	electCtx, stopElect := context.WithCancel(ctx)
+	// The elector must not see ctx end before the work has returned: with
+	// ReleaseOnCancel it would release the lease while a write is in flight.
+	// Only stopElect ends it, after the work.
+	electCtx, stopElect := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopElect()
 	workCtx, stopWork := context.WithCancel(ctx)
 	defer stopWork()
@@ -92,13 +95,24 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		ReleaseOnCancel: true, // a clean stop frees the lease at once for the standby
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(leading context.Context) {
+				// The work ending, for any reason, ends the term; the release
+				// follows it.
+				defer stopElect()
 				defer close(done)
+				if workCtx.Err() != nil {
+					return // fenced or stopped while winning: never act
+				}
 				cfg.Log.Info("Leading: acting on the desired state", "identity", cfg.Identity)
 				// Leadership ending (a failed renew) stops the work too.
 				go func() {
 					select {
 					case <-leading.Done():
-						stopWork()
+						select {
+						case <-done: // the work had already ended on its own
+						default:
+							lost.Store(true)
+							stopWork()
+						}
 					case <-workCtx.Done():
 					}
 				}()
@@ -129,9 +143,11 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	}()
 
 	le.Run(electCtx)
-	stopWork()
 	started := acquired.Load()
 	if started {
+		// Not stopWork first: the elector has cancelled leading, and the
+		// watcher in OnStartedLeading must be the one to stop the work, so
+		// that a lost lease is told apart from work that ended on its own.
 		<-done
 	}
 	err = workErr
@@ -140,10 +156,10 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		return ErrFenced
 	case ctx.Err() != nil:
 		return nil
+	case lost.Load():
+		return ErrLostLease
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err
-	case started:
-		return ErrLostLease
 	}
 	return nil
 }

@@ -1,0 +1,190 @@
+// Package execute is the actor's executor: the execution gate of the
+// desired-state document, then each authorized capability, every write
+// fenced by the lease, every act and refusal reported and recorded as an
+// Event on the object it concerns.
+package execute
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/scale"
+	"kubehz.dev/agent/actor/internal/store"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// Fence hands out a context for one write while this process leads.
+type Fence interface {
+	Write(ctx context.Context) (context.Context, context.CancelFunc, error)
+}
+
+// Patcher sends one merge patch to a MachineDeployment.
+type Patcher interface {
+	PatchMD(ctx context.Context, namespace, name string, body []byte) error
+}
+
+// Recorder writes a Kubernetes Event on a MachineDeployment.
+type Recorder interface {
+	MDEvent(ctx context.Context, md *mds.Record, warning bool, reason, message string)
+}
+
+// Publisher hands the reports to the observer.
+type Publisher interface {
+	Publish(ctx context.Context, rev int64, actions []wire.Action) error
+}
+
+// MDs is the on-demand MachineDeployment cache.
+type MDs interface {
+	Ensure(base, ctx context.Context) error
+	Stop()
+	List() map[string]*mds.Record
+}
+
+// Executor runs one pass per desired-state document.
+type Executor struct {
+	Base        context.Context // bounds the MD informer's life
+	Fence       Fence
+	Store       *store.Store
+	MDs         MDs
+	Patcher     Patcher
+	Events      Recorder
+	Publisher   Publisher
+	Namespace   string // of the MachineDeployments
+	MaxReplicas int64
+	Log         *slog.Logger
+}
+
+// Execute applies the gate and the authorized capabilities; it reports
+// whether the next poll tick should run another pass even without a change.
+func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
+	x := doc.Execution
+	if !x.Scaling && !x.Upgrades && !doc.HealingArmed() {
+		// Nothing is authorized: no API call, not even a List.
+		e.MDs.Stop()
+		e.Store.Clear()
+		e.publish(ctx, 0)
+		return false
+	}
+	e.Store.Begin(doc.Revision)
+	// A capability switched off loses its reports at once, even when the
+	// revision did not change (closing G-2).
+	if !x.Scaling {
+		e.Store.ClearType(wire.ActionScale)
+	}
+	if !x.Upgrades {
+		e.Store.ClearType(wire.ActionUpgrade)
+	}
+	if !doc.HealingArmed() {
+		e.Store.ClearType(wire.ActionHeal)
+	}
+	retry := false
+	if x.Scaling {
+		retry = e.scale(ctx, doc)
+	} else {
+		e.MDs.Stop() // upgrades and healing are not built yet; nothing else reads MDs
+	}
+	e.publish(ctx, doc.Revision)
+	return retry
+}
+
+// Clear drops every report: the platform no longer authorizes anything
+// (a 4xx from /desired, or a document that failed validation; closing G-1).
+func (e *Executor) Clear(reason string) {
+	e.MDs.Stop()
+	if e.Store.Clear() {
+		e.Log.Warn("Reports cleared: nothing is authorized", "reason", reason)
+	}
+	e.publish(e.Base, 0)
+}
+
+func (e *Executor) publish(ctx context.Context, rev int64) {
+	if err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Snapshot()); err != nil && !errors.Is(err, context.Canceled) {
+		e.Log.Error("Cannot publish action reports", "err", err, "revision", rev)
+	}
+}
+
+// scale runs the P3 pass and reports whether it wants a retry.
+func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
+	pools := make([]scale.Pool, 0, len(doc.WorkerPools))
+	for _, p := range doc.WorkerPools {
+		pools = append(pools, scale.Pool{Name: p.Name, DesiredReplicas: int64(p.DesiredReplicas)})
+	}
+	if len(pools) == 0 {
+		return false
+	}
+	var records map[string]*mds.Record
+	var listErr error
+	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
+		listErr = err
+	} else {
+		records = e.MDs.List()
+	}
+	byName := map[string]scale.MD(nil)
+	if records != nil {
+		byName = make(map[string]scale.MD, len(records))
+		for name, r := range records {
+			byName[name] = scale.MD{
+				Name: r.Name, ResourceVersion: r.ResourceVersion, Replicas: r.Replicas,
+				Labels: r.Labels, Annotations: r.Annotations, TemplateLabels: r.TemplateLabels,
+				TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels,
+			}
+		}
+	}
+	steps := scale.Plan(pools, byName, listErr, scale.Policy{MaxReplicas: e.MaxReplicas, Namespace: e.Namespace, Revision: doc.Revision})
+	outcomes := make([]wire.Action, 0, len(steps))
+	halted := false
+	for _, st := range steps {
+		if halted && st.Patch != nil {
+			a := scale.Queued(st.Action.Target, doc.Revision)
+			e.Store.Upsert(a)
+			outcomes = append(outcomes, a)
+			continue
+		}
+		changed := e.Store.Upsert(st.Action)
+		final, halt := st.Action, false
+		if st.Patch != nil {
+			final, halt = scale.Outcome(st, e.patch(ctx, st.Patch))
+			changed = e.Store.Upsert(final)
+		}
+		halted = halted || halt
+		outcomes = append(outcomes, final)
+		if changed {
+			// Only a new outcome is news; a retry pass that repeats one
+			// would only flood the object's events.
+			e.event(ctx, records, final)
+		}
+	}
+	return scale.Retry(steps, outcomes)
+}
+
+// patch writes one decided patch under the fence. A lost lease is an error
+// like any other for this pool; the poller's caller exits on it.
+func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
+	wctx, cancel, err := e.Fence.Write(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	return e.Patcher.PatchMD(wctx, p.Namespace, p.MD, p.Body())
+}
+
+// event records every act and refusal on the MachineDeployment it concerns,
+// so `kubectl describe machinedeployment` says what the agent did and why.
+func (e *Executor) event(ctx context.Context, records map[string]*mds.Record, a wire.Action) {
+	md, ok := records[a.Target]
+	if !ok || a.Status == wire.StatusPending && a.Detail == "" {
+		return
+	}
+	reason := map[string]string{
+		wire.StatusDone: "KubehzScaled", wire.StatusFailed: "KubehzRefused",
+		wire.StatusInProgress: "KubehzScaling", wire.StatusPending: "KubehzPending",
+	}[a.Status]
+	if a.Status == wire.StatusDone && strings.HasPrefix(a.Detail, "already at") {
+		reason = "KubehzInSync"
+	}
+	e.Events.MDEvent(ctx, md, a.Status == wire.StatusFailed, reason, eventMessage(a))
+}

@@ -1,0 +1,96 @@
+// Package handoff publishes the leader's action reports to the one ConfigMap
+// the observer folds into its beats. The actor never talks to the platform
+// about what it did; this ConfigMap is the only channel.
+package handoff
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// Fence hands out a context for one write while this process leads.
+type Fence interface {
+	Write(ctx context.Context) (context.Context, context.CancelFunc, error)
+}
+
+// Publisher writes the ConfigMap with optimistic concurrency: every update
+// carries the resourceVersion it read, so two writers can never silently
+// overwrite each other.
+type Publisher struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Identity  string
+	Fence     Fence
+	Now       func() time.Time
+}
+
+// Publish writes the reports of revision rev. An unchanged list costs no write.
+func (p *Publisher) Publish(ctx context.Context, rev int64, actions []wire.Action) error {
+	data, err := report.Encode(report.Document{Revision: rev, Holder: p.Identity, UpdatedAt: p.Now().UTC().Truncate(time.Second), Actions: actions})
+	if err != nil {
+		return fmt.Errorf("encode action reports: %w", err)
+	}
+	cms := p.Client.CoreV1().ConfigMaps(p.Namespace)
+	// One retry after a conflict: the only other writer is a previous
+	// leader's last write, which the fresh read now includes.
+	for attempt := 0; attempt < 2; attempt++ {
+		cm, err := cms.Get(ctx, report.ConfigMapName, metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("read ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
+		}
+		if err == nil && sameReports(cm.Data[report.Key], data) {
+			return nil
+		}
+		wctx, cancel, ferr := p.Fence.Write(ctx)
+		if ferr != nil {
+			return ferr
+		}
+		if apierrors.IsNotFound(err) {
+			_, err = cms.Create(wctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: report.ConfigMapName, Namespace: p.Namespace,
+					Labels: map[string]string{"app.kubernetes.io/part-of": "kubehz", "app.kubernetes.io/component": "actor"}},
+				Data: map[string]string{report.Key: data},
+			}, metav1.CreateOptions{FieldManager: "kubehz-agent"})
+		} else {
+			cm = cm.DeepCopy()
+			if cm.Data == nil {
+				cm.Data = map[string]string{}
+			}
+			cm.Data[report.Key] = data
+			_, err = cms.Update(wctx, cm, metav1.UpdateOptions{FieldManager: "kubehz-agent"})
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("write ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
+		}
+	}
+	return fmt.Errorf("write ConfigMap %s/%s: conflicting writers", p.Namespace, report.ConfigMapName)
+}
+
+// sameReports compares what matters, ignoring the timestamp, so a pass that
+// changes nothing does not rewrite the ConfigMap.
+func sameReports(have, want string) bool {
+	a, problemsA := report.Decode(have)
+	b, _ := report.Decode(want)
+	if len(problemsA) > 0 || a.Revision != b.Revision || a.Holder != b.Holder || len(a.Actions) != len(b.Actions) {
+		return false
+	}
+	for i := range a.Actions {
+		if a.Actions[i] != b.Actions[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,170 @@
+package lead
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+)
+
+// The Guard tests run inside a synctest bubble too: synctest.Wait returns
+// once the informer has handled everything sent so far, so "stays open" is
+// checked without sleeping.
+
+func deployment(namespace string) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: testDeployment}}
+}
+
+// startGuard runs a Guard until the test ends and returns it once its first
+// list has been handled.
+func startGuard(t *testing.T, client *fake.Clientset) *Guard {
+	t.Helper()
+	g := NewGuard(client, testNamespace, testDeployment, discardLog())
+	ctx, cancel := context.WithCancel(t.Context())
+	synced := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		g.Run(ctx, synced)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+	receive(t, synced, 10*time.Second, "the first sync")
+	return g
+}
+
+func TestGuard_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
+	deployments := func(c *fake.Clientset) appsv1client.DeploymentInterface { return c.AppsV1().Deployments(testNamespace) }
+	cases := []struct {
+		name          string
+		existing      []runtime.Object
+		wantAtSync    bool // Fenced closed by the time the first sync is reported
+		change        func(ctx context.Context, c *fake.Clientset) error
+		wantAfterward bool
+	}{
+		{
+			name:       "missing at the first sync fences",
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
+			name:       "present only in another namespace fences",
+			existing:   []runtime.Object{deployment("elsewhere")},
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
+			name:     "present stays open",
+			existing: []runtime.Object{deployment(testNamespace)},
+		},
+		{
+			name:       "marked for deletion at the first sync fences",
+			existing:   []runtime.Object{markedForDeletion(deployment(testNamespace))},
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
+			name:     "an update that does not delete stays open",
+			existing: []runtime.Object{deployment(testNamespace)},
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				d := deployment(testNamespace)
+				d.Labels = map[string]string{"rolled": "yes"}
+				_, err := deployments(c).Update(ctx, d, metav1.UpdateOptions{})
+				return err
+			},
+		},
+		{
+			name:     "marked for deletion later fences",
+			existing: []runtime.Object{deployment(testNamespace)},
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				_, err := deployments(c).Update(ctx, markedForDeletion(deployment(testNamespace)), metav1.UpdateOptions{})
+				return err
+			},
+			wantAfterward: true,
+		},
+		{
+			name:     "deleted later fences",
+			existing: []runtime.Object{deployment(testNamespace)},
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				return deployments(c).Delete(ctx, testDeployment, metav1.DeleteOptions{})
+			},
+			wantAfterward: true,
+		},
+		{
+			name: "created after a fenced first sync stays fenced",
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				_, err := deployments(c).Create(ctx, deployment(testNamespace), metav1.CreateOptions{})
+				return err
+			},
+			wantAtSync: true, wantAfterward: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				client := fake.NewClientset(tc.existing...)
+				g := startGuard(t, client)
+				if got := isClosed(g.Fenced()); got != tc.wantAtSync {
+					t.Fatalf("fenced at the first sync = %t, want %t", got, tc.wantAtSync)
+				}
+				if tc.change != nil {
+					if err := tc.change(t.Context(), client); err != nil {
+						t.Fatalf("change the Deployment: %v", err)
+					}
+				}
+				synctest.Wait()
+				if got := isClosed(g.Fenced()); got != tc.wantAfterward {
+					t.Errorf("fenced afterwards = %t, want %t", got, tc.wantAfterward)
+				}
+			})
+		})
+	}
+}
+
+// A second close would panic inside the informer's handler and take the
+// test binary down; every step below asks the Guard to fence again.
+func TestGuard_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(deployment(testNamespace))
+		deployments := client.AppsV1().Deployments(testNamespace)
+		ctx := t.Context()
+		g := startGuard(t, client)
+
+		if _, err := deployments.Update(ctx, markedForDeletion(deployment(testNamespace)), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if !isClosed(g.Fenced()) {
+			t.Fatalf("not fenced after the Deployment was marked for deletion")
+		}
+		steps := []func() error{
+			func() error { return deployments.Delete(ctx, testDeployment, metav1.DeleteOptions{}) },
+			func() error {
+				_, err := deployments.Create(ctx, deployment(testNamespace), metav1.CreateOptions{})
+				return err
+			},
+			func() error { return deployments.Delete(ctx, testDeployment, metav1.DeleteOptions{}) },
+		}
+		for i, step := range steps {
+			if err := step(); err != nil {
+				t.Fatalf("step %d: %v", i, err)
+			}
+			synctest.Wait()
+			if !isClosed(g.Fenced()) {
+				t.Fatalf("step %d reopened the fence", i)
+			}
+		}
+	})
+}
+
+func markedForDeletion(d *appsv1.Deployment) *appsv1.Deployment {
+	now := metav1.NewTime(time.Now())
+	d.DeletionTimestamp = &now
+	d.Finalizers = []string{"kubehz.dev/test"}
+	return d
+}

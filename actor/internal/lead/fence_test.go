@@ -1,0 +1,178 @@
+package lead
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
+	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+	const duration = int32(LeaseDuration / time.Second)
+	expiry := func(renewed time.Time) time.Time { return renewed.Add(LeaseDuration) }
+	noHolder := heldLease("me", now.Add(-time.Second), duration)
+	noHolder.Spec.HolderIdentity = nil
+	noRenewal := heldLease("me", now.Add(-time.Second), duration)
+	noRenewal.Spec.RenewTime = nil
+	noDuration := heldLease("me", now.Add(-time.Second), duration)
+	noDuration.Spec.LeaseDurationSeconds = nil
+
+	cases := []struct {
+		name      string
+		fenced    bool
+		cancelled bool
+		lease     *coordinationv1.Lease // nil: the Lease does not exist
+		getErr    error                 // the apiserver's answer to the read, if any
+		// wantErr is matched with errors.Is; wantNotFound instead asks for
+		// the apiserver's NotFound, wrapped.
+		wantErr      error
+		wantNotFound bool
+		wantReads    int
+		wantDeadline time.Time
+	}{
+		{
+			name:   "fenced refuses without reading the lease",
+			fenced: true, lease: heldLease("me", now.Add(-time.Second), duration),
+			wantErr: ErrFenced, wantReads: 0,
+		},
+		{
+			name:      "cancelled caller refuses without reading the lease",
+			cancelled: true, lease: heldLease("me", now.Add(-time.Second), duration),
+			wantErr: context.Canceled, wantReads: 0,
+		},
+		{
+			name:         "missing lease refuses",
+			wantNotFound: true, wantReads: 1,
+		},
+		{
+			name:  "failed read refuses",
+			lease: heldLease("me", now.Add(-time.Second), duration), getErr: errApiserverDown,
+			wantErr: errApiserverDown, wantReads: 1,
+		},
+		{
+			name:    "lease held by another identity refuses",
+			lease:   heldLease("other", now.Add(-time.Second), duration),
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "released lease with an empty holder refuses",
+			lease:   heldLease("", now.Add(-time.Second), 1),
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "lease without a holder refuses",
+			lease:   noHolder,
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "lease without a renewal time refuses",
+			lease:   noRenewal,
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "lease without a duration refuses",
+			lease:   noDuration,
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "renewal expired exactly at renewTime plus duration refuses",
+			lease:   heldLease("me", now.Add(-LeaseDuration), duration),
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "renewal expired a microsecond ago refuses",
+			lease:   heldLease("me", now.Add(-LeaseDuration-time.Microsecond), duration),
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:      "fresh renewal: the deadline is WriteDeadline from now",
+			lease:     heldLease("me", now.Add(-time.Second), duration),
+			wantReads: 1, wantDeadline: now.Add(WriteDeadline),
+		},
+		{
+			name:      "renewal just now: the deadline is WriteDeadline from now",
+			lease:     heldLease("me", now, duration),
+			wantReads: 1, wantDeadline: now.Add(WriteDeadline),
+		},
+		{
+			name:      "renewal expiring within WriteDeadline: the deadline is the expiry",
+			lease:     heldLease("me", now.Add(-LeaseDuration+2*time.Second), duration),
+			wantReads: 1, wantDeadline: expiry(now.Add(-LeaseDuration + 2*time.Second)),
+		},
+		{
+			name:      "renewal expiring in a microsecond: the deadline is the expiry",
+			lease:     heldLease("me", now.Add(-LeaseDuration+time.Microsecond), duration),
+			wantReads: 1, wantDeadline: now.Add(time.Microsecond),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var objects []runtime.Object
+			if tc.lease != nil {
+				objects = append(objects, tc.lease)
+			}
+			client := fake.NewClientset(objects...)
+			if tc.getErr != nil {
+				client.PrependReactor("get", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, tc.getErr
+				})
+			}
+			f := &Fence{client: client, namespace: testNamespace, name: testLease, identity: "me", now: func() time.Time { return now }}
+			f.fenced.Store(tc.fenced)
+			parent, cancelParent := context.WithCancel(context.Background())
+			defer cancelParent()
+			if tc.cancelled {
+				cancelParent()
+			}
+
+			wctx, cancel, err := f.Write(parent)
+
+			if reads := len(client.Actions()); reads != tc.wantReads {
+				t.Errorf("requests to the apiserver = %d, want %d", reads, tc.wantReads)
+			}
+			refused := tc.wantErr != nil || tc.wantNotFound
+			if refused {
+				switch {
+				case err == nil:
+					t.Fatalf("Write succeeded, want a refusal")
+				case tc.wantNotFound && !apierrors.IsNotFound(err):
+					t.Errorf("Write error = %v, want NotFound", err)
+				case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+					t.Errorf("Write error = %v, want %v", err, tc.wantErr)
+				}
+				if wctx != nil || cancel != nil {
+					t.Errorf("a refused Write returned a context or cancel func")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Write: %v", err)
+			}
+			defer cancel()
+			deadline, ok := wctx.Deadline()
+			if !ok {
+				t.Fatalf("the write context has no deadline")
+			}
+			if !deadline.Equal(tc.wantDeadline) {
+				t.Errorf("deadline = %s, want %s", deadline, tc.wantDeadline)
+			}
+			if deadline.After(now.Add(WriteDeadline)) {
+				t.Errorf("deadline %s is later than WriteDeadline from now", deadline)
+			}
+			if deadline.After(expiry(tc.lease.Spec.RenewTime.Time)) {
+				t.Errorf("deadline %s is later than the lease expiry", deadline)
+			}
+			cancelParent()
+			if wctx.Err() == nil {
+				t.Errorf("the write context outlived the caller's context")
+			}
+		})
+	}
+}

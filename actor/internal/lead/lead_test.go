@@ -1,0 +1,297 @@
+package lead
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/leaderelection"
+)
+
+// These tests run Run with its real timings inside a synctest bubble: the
+// elector's timers run on the bubble's fake clock, so a hand-over that takes
+// seconds of lease time costs none of wall time, and "at once" can be
+// checked as "no fake time passed".
+
+// standbyRetry is the longest a standby sleeps between two attempts.
+var standbyRetry = time.Duration(float64(RetryPeriod) * (1 + leaderelection.JitterFactor))
+
+// linger is how long work keeps going after its context ends, as a write in
+// flight would; a release that did not wait for the work would come first.
+const linger = 200 * time.Millisecond
+
+func TestRun_OneLeaderWorksAndHandsOverOnlyAfterItsWorkStopped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		events := &journal{}
+		journalReleases(client, events)
+		started := make(chan string, 2)
+		var working atomic.Int32
+		work := func(identity string) Work {
+			return func(ctx context.Context, f *Fence) error {
+				if n := working.Add(1); n != 1 {
+					t.Errorf("%d candidates working at once", n)
+				}
+				events.add("work started " + identity)
+				if _, cancel, err := f.Write(ctx); err != nil {
+					t.Errorf("the leader %s may not write: %v", identity, err)
+				} else {
+					cancel()
+				}
+				started <- identity
+				<-ctx.Done()
+				time.Sleep(linger)
+				working.Add(-1)
+				events.add("work returned " + identity)
+				return ctx.Err()
+			}
+		}
+		runs := map[string]*running{}
+		for _, id := range []string{"a", "b"} {
+			runs[id] = startRun(t, candidate(client, id), nil, work(id))
+		}
+
+		first := receive(t, started, standbyRetry, "a first leader")
+		// Give the standby at least one more attempt at the held lease.
+		time.Sleep(standbyRetry + time.Second)
+		synctest.Wait()
+		if len(started) != 0 {
+			t.Fatalf("both candidates lead")
+		}
+		if got := holderOf(t, client); got != first {
+			t.Fatalf("lease holder = %q, want the working leader %q", got, first)
+		}
+		second := map[string]string{"a": "b", "b": "a"}[first]
+
+		runs[first].cancel()
+		if err := runs[first].wait(t, linger+time.Second); err != nil {
+			t.Fatalf("Run of the cancelled leader = %v, want nil", err)
+		}
+		if got := receive(t, started, standbyRetry+time.Second, "the standby taking over"); got != second {
+			t.Fatalf("took over: %q, want %q", got, second)
+		}
+		if got := holderOf(t, client); got != second {
+			t.Fatalf("lease holder = %q, want %q", got, second)
+		}
+		runs[second].cancel()
+		if err := runs[second].wait(t, linger+time.Second); err != nil {
+			t.Fatalf("Run of the second leader = %v, want nil", err)
+		}
+
+		want := []string{
+			"work started " + first, "work returned " + first, "lease released",
+			"work started " + second, "work returned " + second, "lease released",
+		}
+		if got := events.list(); !slices.Equal(got, want) {
+			t.Errorf("events:\n got %q\nwant %q", got, want)
+		}
+		if got := holderOf(t, client); got != "" {
+			t.Errorf("lease holder after both stopped = %q, want none", got)
+		}
+	})
+}
+
+func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrFenced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		events := &journal{}
+		journalReleases(client, events)
+		fenced := make(chan struct{})
+		started := make(chan struct{})
+		var (
+			fencedAt    time.Time
+			stoppedIn   time.Duration
+			writeAfterr error
+		)
+		work := func(ctx context.Context, f *Fence) error {
+			close(started)
+			<-ctx.Done()
+			stoppedIn = time.Since(fencedAt)
+			_, _, writeAfterr = f.Write(context.Background())
+			time.Sleep(linger)
+			events.add("work returned")
+			return ctx.Err()
+		}
+		r := startRun(t, candidate(client, "a"), fenced, work)
+		receive(t, started, time.Second, "leading")
+
+		fencedAt = time.Now()
+		close(fenced)
+		err := r.wait(t, linger+time.Second)
+
+		if !errors.Is(err, ErrFenced) {
+			t.Errorf("Run = %v, want ErrFenced", err)
+		}
+		if stoppedIn != 0 {
+			t.Errorf("work stopped %s after the fence closed, want at once", stoppedIn)
+		}
+		if !errors.Is(writeAfterr, ErrFenced) {
+			t.Errorf("Write after the fence = %v, want ErrFenced", writeAfterr)
+		}
+		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
+		}
+		if got := holderOf(t, client); got != "" {
+			t.Errorf("lease holder after fencing = %q, want none", got)
+		}
+	})
+}
+
+func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
+	cases := []struct {
+		name string
+		// heldByOther makes the candidate a standby; otherwise the lease is
+		// free and the fence closes before Run starts, racing its first try.
+		heldByOther bool
+		wantHolder  string
+	}{
+		{name: "free lease, fenced before Run", wantHolder: ""},
+		{name: "standby behind another holder", heldByOther: true, wantHolder: "other"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// The first case is a race between the fence and the elector's
+			// immediate first attempt; repeat it to let either side win.
+			for range 20 {
+				synctest.Test(t, func(t *testing.T) {
+					client := fake.NewClientset()
+					if tc.heldByOther {
+						if err := client.Tracker().Add(heldLease("other", time.Now(), int32(LeaseDuration/time.Second))); err != nil {
+							t.Fatal(err)
+						}
+					}
+					fenced := make(chan struct{})
+					if !tc.heldByOther {
+						close(fenced)
+					}
+					work := func(context.Context, *Fence) error {
+						t.Errorf("a fenced candidate ran work")
+						return nil
+					}
+					r := startRun(t, candidate(client, "a"), fenced, work)
+					if tc.heldByOther {
+						time.Sleep(standbyRetry + time.Second)
+						synctest.Wait()
+						if r.returned() {
+							t.Fatalf("the standby stopped before it was fenced: %v", r.err)
+						}
+						close(fenced)
+					}
+					start := time.Now()
+					if err := r.wait(t, time.Second); !errors.Is(err, ErrFenced) {
+						t.Errorf("Run = %v, want ErrFenced", err)
+					}
+					if took := time.Since(start); took != 0 {
+						t.Errorf("Run returned %s after the fence, want at once", took)
+					}
+					if got := holderOf(t, client); got != tc.wantHolder {
+						t.Errorf("lease holder = %q, want %q", got, tc.wantHolder)
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestRun_StandbyCancelledReturnsNilWithoutWorking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(heldLease("other", time.Now(), int32(LeaseDuration/time.Second)))
+		work := func(context.Context, *Fence) error {
+			t.Errorf("a standby ran work")
+			return nil
+		}
+		r := startRun(t, candidate(client, "a"), nil, work)
+		time.Sleep(standbyRetry)
+		r.cancel()
+		if err := r.wait(t, time.Second); err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+		if got := holderOf(t, client); got != "other" {
+			t.Errorf("lease holder = %q, want other", got)
+		}
+	})
+}
+
+func TestRun_FailedRenewalsCancelWorkAndReturnErrLostLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		var failing atomic.Bool
+		client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+			if failing.Load() {
+				return true, nil, errApiserverDown
+			}
+			return false, nil, nil
+		})
+		started := make(chan struct{})
+		var failedAt, stoppedAt time.Time
+		work := func(ctx context.Context, _ *Fence) error {
+			failedAt = time.Now()
+			failing.Store(true)
+			close(started)
+			<-ctx.Done()
+			stoppedAt = time.Now()
+			return ctx.Err()
+		}
+		r := startRun(t, candidate(client, "a"), nil, work)
+		receive(t, started, time.Second, "leading")
+
+		// The elector gives up once renewals have failed for RenewDeadline.
+		err := r.wait(t, RenewDeadline+standbyRetry+time.Second)
+
+		if !errors.Is(err, ErrLostLease) {
+			t.Errorf("Run = %v, want ErrLostLease", err)
+		}
+		if stoppedAt.IsZero() {
+			t.Fatalf("work was not stopped")
+		}
+		if lasted := stoppedAt.Sub(failedAt); lasted > RenewDeadline+RetryPeriod {
+			t.Errorf("work kept going %s after renewals began to fail, want at most %s", lasted, RenewDeadline+RetryPeriod)
+		}
+		if lasted := stoppedAt.Sub(failedAt); lasted >= LeaseDuration {
+			t.Errorf("work outlived the lease: %s after the last renewal", lasted)
+		}
+	})
+}
+
+func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
+	errBroken := errors.New("work broke")
+	cases := []struct {
+		name    string
+		workErr error
+		want    error
+	}{
+		{name: "work error is returned", workErr: errBroken, want: errBroken},
+		{name: "work done is a clean stop", workErr: nil, want: nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				client := fake.NewClientset()
+				events := &journal{}
+				journalReleases(client, events)
+				work := func(context.Context, *Fence) error {
+					events.add("work returned")
+					return tc.workErr
+				}
+				r := startRun(t, candidate(client, "a"), nil, work)
+				err := r.wait(t, RetryPeriod)
+				if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+					t.Errorf("Run = %v, want %v", err, tc.want)
+				}
+				if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
+					t.Errorf("events = %q, want %q", got, want)
+				}
+				if got := holderOf(t, client); got != "" {
+					t.Errorf("lease holder = %q, want none", got)
+				}
+			})
+		})
+	}
+}

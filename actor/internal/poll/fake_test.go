@@ -1,0 +1,256 @@
+package poll
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"kubehz.dev/agent/shared/backoff"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/platform"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// patience turns a poller that never calls into a test failure. Tests run in
+// a synctest bubble, so it passes only once every goroutine is stuck and
+// costs no real time.
+const patience = time.Hour
+
+// interval is the poll interval every harness uses; its jitter is 0, so the
+// steady wait is exactly this.
+const interval = 60 * time.Second
+
+var t0 = time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+
+type reply struct {
+	resp platform.DesiredResponse
+	err  error
+}
+
+func ok(etag, body string) reply {
+	return reply{resp: platform.DesiredResponse{ETag: etag, Body: []byte(body)}}
+}
+
+func notModified() reply { return reply{resp: platform.DesiredResponse{NotModified: true}} }
+
+func failure(err error) reply { return reply{err: err} }
+
+func status(code int) error { return &platform.StatusError{Code: code} }
+
+// doc is a valid document at revision rev with only scaling authorized.
+func doc(rev int) string {
+	return fmt.Sprintf(`{"revision":%d,"kubernetesVersion":null,`+
+		`"workerPools":[{"name":"pool-a","machineType":"cpx31","desiredReplicas":3}],`+
+		`"execution":{"scaling":true,"upgrades":false,"healing":false}}`, rev)
+}
+
+// call is one GetDesired in flight; the test answers it on reply.
+type call struct {
+	etag  string
+	at    time.Time
+	reply chan<- reply
+}
+
+// fakeFetcher hands every call to the test and blocks until it is answered.
+type fakeFetcher struct {
+	clk   *clocktesting.FakeClock
+	calls chan call
+
+	mu sync.Mutex
+	n  int
+}
+
+var _ Fetcher = (*fakeFetcher)(nil)
+
+func (f *fakeFetcher) GetDesired(ctx context.Context, etag string) (platform.DesiredResponse, error) {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+	answer := make(chan reply, 1)
+	select {
+	case f.calls <- call{etag: etag, at: f.clk.Now(), reply: answer}:
+	case <-ctx.Done():
+		return platform.DesiredResponse{}, ctx.Err()
+	}
+	select {
+	case r := <-answer:
+		return r.resp, r.err
+	case <-ctx.Done():
+		return platform.DesiredResponse{}, ctx.Err()
+	}
+}
+
+// fakeExecutor records what it was asked and answers Execute from retries,
+// in order, then false.
+type fakeExecutor struct {
+	mu       sync.Mutex
+	retries  []bool
+	executed []desired.Document
+	cleared  []string
+}
+
+var _ Executor = (*fakeExecutor)(nil)
+
+func (e *fakeExecutor) Execute(_ context.Context, doc desired.Document) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.executed = append(e.executed, doc)
+	if len(e.retries) == 0 {
+		return false
+	}
+	retry := e.retries[0]
+	e.retries = e.retries[1:]
+	return retry
+}
+
+func (e *fakeExecutor) Clear(reason string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cleared = append(e.cleared, reason)
+}
+
+// revisions lists the revision of every document executed, in order.
+func (e *fakeExecutor) revisions() []int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := []int64{}
+	for _, d := range e.executed {
+		out = append(out, int64(d.Revision))
+	}
+	return out
+}
+
+func (e *fakeExecutor) clears() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string{}, e.cleared...)
+}
+
+type harness struct {
+	t       *testing.T
+	clk     *clocktesting.FakeClock
+	fetcher *fakeFetcher
+	exec    *fakeExecutor
+	bo      *backoff.Backoff
+	logs    *syncBuffer
+	cancel  context.CancelFunc
+	done    chan error
+}
+
+// start runs a poller at interval with no steady jitter and a backoff whose
+// jitter is fixed at 1, so failure waits are 1, 2, 4 … s up to 30 s. retries
+// are the executor's answers. Call it inside synctest.Test.
+func start(t *testing.T, retries ...bool) *harness {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(t0)
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{
+		t: t, clk: clk, logs: logs, cancel: cancel, done: make(chan error, 1),
+		fetcher: &fakeFetcher{clk: clk, calls: make(chan call)},
+		exec:    &fakeExecutor{retries: retries},
+		bo:      backoff.New(time.Second, 30*time.Second, func() float64 { return 1 }),
+	}
+	p := New(h.fetcher, h.exec, clk, interval, h.bo, func() float64 { return 0 },
+		slog.New(slog.NewJSONHandler(logs, nil)))
+	go func() { h.done <- p.Run(ctx) }()
+	t.Cleanup(h.stop)
+	return h
+}
+
+// next returns the next call the poller makes.
+func (h *harness) next() call {
+	h.t.Helper()
+	select {
+	case c := <-h.fetcher.calls:
+		return c
+	case <-time.After(patience):
+		h.t.Fatal("poller made no call")
+		return call{}
+	}
+}
+
+// serve answers the next call with r and returns it once the poller is
+// parked on its timer again.
+func (h *harness) serve(r reply) call {
+	h.t.Helper()
+	c := h.next()
+	c.reply <- r
+	h.awaitTimer()
+	return c
+}
+
+// waits checks that the poller's next call comes exactly d from now and not
+// a nanosecond sooner, leaving the clock at that moment.
+func (h *harness) waits(d time.Duration) {
+	h.t.Helper()
+	h.awaitTimer()
+	before := h.calls()
+	h.clk.Step(d - time.Nanosecond)
+	synctest.Wait()
+	if h.calls() != before {
+		h.t.Fatalf("poller called before its %s wait was over", d)
+	}
+	h.clk.Step(time.Nanosecond)
+}
+
+// awaitTimer returns once the poller is parked on its timer.
+func (h *harness) awaitTimer() {
+	h.t.Helper()
+	synctest.Wait()
+	if !h.clk.HasWaiters() {
+		h.t.Fatal("poller is not waiting on a timer")
+	}
+}
+
+// stop cancels Run and checks it returns nil without the clock moving; safe
+// to call twice.
+func (h *harness) stop() {
+	h.t.Helper()
+	h.cancel()
+	select {
+	case err, ok := <-h.done:
+		if ok && err != nil {
+			h.t.Errorf("Run() = %v, want nil", err)
+		}
+		if ok {
+			close(h.done)
+		}
+	case <-time.After(patience):
+		h.t.Fatal("Run did not return after cancel")
+	}
+}
+
+func (h *harness) calls() int {
+	h.fetcher.mu.Lock()
+	defer h.fetcher.mu.Unlock()
+	return h.fetcher.n
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

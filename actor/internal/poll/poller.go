@@ -1,0 +1,180 @@
+package poll
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/shared/backoff"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/platform"
+)
+
+// DefaultInterval replaces a non-positive poll interval (§3.2).
+const DefaultInterval = 60 * time.Second
+
+// Fetcher fetches the desired-state document, conditionally when etag is not "".
+type Fetcher interface {
+	GetDesired(ctx context.Context, etag string) (platform.DesiredResponse, error)
+}
+
+// Executor acts on a document. Both methods are called from Run's goroutine
+// only, one at a time.
+type Executor interface {
+	// Execute runs the gate and the capabilities on doc and reports whether
+	// the next 304 should run it again.
+	Execute(ctx context.Context, doc desired.Document) (retry bool)
+	// Clear drops every report: the platform no longer authorizes anything.
+	// It may be called again while that stays true, so it must be idempotent.
+	Clear(reason string)
+}
+
+// Poller polls the desired-state endpoint on its own cadence. Everything in
+// it belongs to the Run goroutine.
+type Poller struct {
+	fetcher  Fetcher
+	exec     Executor
+	clk      clock.Clock
+	interval time.Duration
+	bo       *backoff.Backoff
+	jitter   func() float64
+	log      *slog.Logger
+
+	// etag is the ETag of the cached document, "" when none is cached or the
+	// 200 carried none. It is never set without doc.
+	etag string
+	// doc is the last valid document, nil once the platform withdrew it.
+	doc *desired.Document
+	// retry is the last Execute's answer.
+	retry bool
+}
+
+// New wires a poller. interval ≤ 0 means DefaultInterval; jitter yields a
+// factor in [0, 1) and nil means math/rand/v2's Float64; a nil bo means the
+// §1.9 defaults (1 s base, 5 min max); a nil log discards.
+func New(f Fetcher, e Executor, clk clock.Clock, interval time.Duration, bo *backoff.Backoff, jitter func() float64, log *slog.Logger) *Poller {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	if bo == nil {
+		bo = backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil)
+	}
+	if jitter == nil {
+		jitter = rand.Float64
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Poller{fetcher: f, exec: e, clk: clk, interval: interval, bo: bo, jitter: jitter, log: log}
+}
+
+// Run polls at once, then after every answer waits the interval (plus up to
+// 10 %) or, after a failure, the backoff. It returns nil once ctx is done.
+// Call it once.
+func (p *Poller) Run(ctx context.Context) error {
+	for {
+		wait := p.poll(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		timer := p.clk.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C():
+		}
+	}
+}
+
+// poll makes one request, acts on its answer and returns the wait before the
+// next one.
+func (p *Poller) poll(ctx context.Context) time.Duration {
+	resp, err := p.fetcher.GetDesired(ctx, p.etag)
+	if ctx.Err() != nil {
+		return 0
+	}
+	if err != nil {
+		return p.failed(err)
+	}
+	if resp.NotModified {
+		p.unchanged(ctx)
+	} else {
+		doc, err := desired.Decode(resp.Body)
+		if err != nil {
+			return p.invalid(err)
+		}
+		p.changed(ctx, doc, resp.ETag)
+	}
+	p.bo.Reset()
+	return steadyWait(p.interval, p.jitter())
+}
+
+// changed caches a fresh document with its ETag and always acts on it.
+func (p *Poller) changed(ctx context.Context, doc desired.Document, etag string) {
+	logPull(p.log, doc)
+	p.doc, p.etag = &doc, etag
+	p.retry = p.exec.Execute(ctx, doc)
+}
+
+// unchanged acts again on the cached document only when the last pass asked
+// for it.
+func (p *Poller) unchanged(ctx context.Context) {
+	// Without a cached document no If-None-Match went out, so a 304 then is
+	// the platform misbehaving and refers to nothing we may act on.
+	if p.doc == nil || !p.retry {
+		p.log.Debug("Desired state unchanged")
+		return
+	}
+	p.log.Debug("Desired state unchanged, acting again on the cached document", "revision", p.doc.Revision)
+	p.retry = p.exec.Execute(ctx, *p.doc)
+}
+
+// failed handles a fetch that got no document and returns the backoff wait.
+func (p *Poller) failed(err error) time.Duration {
+	wait := failureWait(p.bo.Next(), err)
+	attrs := []any{"attempt", p.bo.Attempt(), "wait", wait.String(), "err", err}
+	if code, ok := statusCode(err); ok {
+		attrs = append(attrs, "status", code)
+	}
+	switch {
+	case !withdrawn(err):
+		p.log.Warn("Desired state fetch failed, keeping reports and retrying", attrs...)
+		return wait
+	case platform.IsAuth(err):
+		p.log.Error("Desired state rejected: agent token not accepted; acting stopped, reports cleared, retrying after full backoff", attrs...)
+	default:
+		p.log.Error("Desired state refused by the platform; acting stopped, reports cleared", attrs...)
+	}
+	p.withdraw(fmt.Sprintf("desired state: %v", err))
+	return wait
+}
+
+// invalid handles a 2xx whose document does not decode or validate: it is
+// the platform's answer, and it authorizes nothing.
+func (p *Poller) invalid(err error) time.Duration {
+	wait := failureWait(p.bo.Next(), nil)
+	p.log.Error("Desired state document rejected; acting stopped, reports cleared",
+		"attempt", p.bo.Attempt(), "wait", wait.String(), "err", err)
+	p.withdraw(fmt.Sprintf("invalid document: %v", err))
+	return wait
+}
+
+// withdraw forgets the cached document and its ETag before clearing the
+// reports. Dropping the ETag too makes the next request unconditional, so the
+// platform must send a whole document before anything acts again, even if it
+// is the same one as before.
+func (p *Poller) withdraw(reason string) {
+	p.doc, p.etag, p.retry = nil, "", false
+	p.exec.Clear(reason)
+}
+
+// logPull records every 200 (§3.5). The empty key inlines the document's
+// own LogValue group, so the fields sit at the top of the line.
+func logPull(log *slog.Logger, doc desired.Document) {
+	log.Info("Desired state pulled", slog.Any("", doc))
+}

@@ -1,0 +1,137 @@
+package scale
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+// errorRunes is how many code points of an error's text a detail keeps.
+const errorRunes = 160
+
+// Patch is one write: set spec.replicas of the MachineDeployment MD to To.
+type Patch struct {
+	MD        string
+	Namespace string
+	// ResourceVersion is the version the decision was made on. The patch
+	// carries it as a precondition, so a write decided on a stale read is
+	// refused by the apiserver with 409 instead of applied.
+	ResourceVersion string
+	From            *int64 // spec.replicas as read; nil when unknown
+	To              int64
+}
+
+// Body is the JSON merge patch to send with FieldManager: the replica count,
+// with the decided resourceVersion as its precondition when one was read.
+func (p Patch) Body() []byte {
+	type meta struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	type spec struct {
+		Replicas int64 `json:"replicas"`
+	}
+	body := struct {
+		Metadata *meta `json:"metadata,omitempty"`
+		Spec     spec  `json:"spec"`
+	}{Spec: spec{Replicas: p.To}}
+	if p.ResourceVersion != "" {
+		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
+	}
+	out, _ := json.Marshal(body) // cannot fail: strings and integers only
+	return out
+}
+
+// Outcome is the report after step's patch was sent and answered with err.
+// halt says the rest of the pass must stop: later pools are reported with
+// Queued and the pass retried on the next poll.
+//
+// A Conflict (409: the resourceVersion the decision was made on is stale) or
+// a NotFound (the MachineDeployment went away since it was read) is not a
+// failure. The decision was made on a stale read, so it is dropped, not
+// retried blindly: the pool is reported pending ("stale read;
+// re-evaluating") and the next pass decides again from a fresh read. It does
+// not halt, because every other patch carries its own precondition and
+// cannot be applied on a stale read either. Any other error fails the pool
+// and halts. A step without a Patch has nothing to report beyond its Action.
+func Outcome(step Step, err error) (wire.Action, bool) {
+	a := step.Action
+	p := step.Patch
+	if p == nil {
+		return a, false
+	}
+	switch {
+	case err == nil:
+		from := "unknown"
+		if p.From != nil {
+			from = strconv.FormatInt(*p.From, 10)
+		}
+		a.Status = wire.StatusDone
+		a.Detail = fmt.Sprintf("replicas %s to %d; machine-controller reconciles the Machines with the cluster's own credentials", from, p.To)
+		return a, false
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+		a.Status = wire.StatusPending
+		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
+		return a, false
+	default:
+		a.Status = wire.StatusFailed
+		a.Detail = "patch failed: " + Sanitize(err.Error())
+		if apierrors.IsForbidden(err) {
+			a.Detail += fmt.Sprintf("; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q", p.Namespace)
+		}
+		return a, true
+	}
+}
+
+// Queued is the report for a pool left untouched because an earlier pool in
+// the same pass failed to write.
+func Queued(pool string, rev int64) wire.Action {
+	return action(pool, wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll", rev)
+}
+
+// Retry reports whether the scaling pass wants another try on the next poll
+// tick, including a 304 one. steps is the plan; outcomes are the reports
+// Outcome (and Queued) gave for the steps that wrote. The List failed, a write
+// failed and halted the pass, or a stale read is being re-evaluated: each
+// leaves some report short of done. Refusals are final for the revision and
+// never retry.
+func Retry(steps []Step, outcomes []wire.Action) bool {
+	for _, s := range steps {
+		if s.Retry {
+			return true
+		}
+	}
+	for _, a := range outcomes {
+		if a.Status != wire.StatusDone {
+			return true
+		}
+	}
+	return false
+}
+
+// Sanitize makes error text fit a detail: line breaks become spaces and the
+// text is cut at 160 code points, with "…" appended when cut.
+func Sanitize(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= errorRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == errorRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

@@ -1,0 +1,175 @@
+// Package scale decides P3 worker-pool scaling (CONTRACT §4.1–4.3) as a pure
+// function: the desired pools and the MachineDeployments read from the
+// cluster go in, the reports and the patches to make come out. It makes no
+// client calls, reads no clock and logs nothing; the executor around it lists,
+// fences and writes.
+package scale
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+// MaxPools is how many pools one pass processes, after sorting by name.
+const MaxPools = 100
+
+// FieldManager is the field manager every scaling patch is sent with.
+const FieldManager = "kubehz-agent"
+
+// MD is the compact record of one MachineDeployment that scaling reads.
+type MD struct {
+	Name            string
+	ResourceVersion string
+	Replicas        *int64            // spec.replicas; nil when missing or unreadable
+	Labels          map[string]string // metadata.labels
+	Annotations     map[string]string // metadata.annotations
+	// The three label maps of the template, from outer to inner:
+	// spec.template.metadata.labels, spec.template.spec.metadata.labels and
+	// spec.template.spec.labels.
+	TemplateLabels         map[string]string
+	TemplateSpecMetaLabels map[string]string
+	TemplateSpecLabels     map[string]string
+}
+
+// Pool is one entry of the desired state's workerPools.
+type Pool struct {
+	Name            string
+	DesiredReplicas int64
+}
+
+// Policy is what the pass acts under.
+type Policy struct {
+	MaxReplicas int64  // KUBEHZ_MAX_REPLICAS
+	Namespace   string // KUBEHZ_MD_NAMESPACE, named in details
+	Revision    int64  // the desired revision every report carries
+}
+
+// Step is the decision for one pool: the report to store before any write,
+// and the write to make, if any.
+type Step struct {
+	Action wire.Action
+	Patch  *Patch // nil: nothing to write; Action is already the final report
+	// Retry asks for another pass on the next poll tick even though nothing
+	// is written (the List failed).
+	Retry bool
+}
+
+// Plan decides one scaling pass. Pools are sorted by name and at most
+// MaxPools are processed. mds holds the MachineDeployments of the namespace
+// by name; a nil map, or a non-nil listErr, means the List failed, and then
+// every pool is reported failed and retried. With no pools the caller need
+// not List at all: Plan returns nil whatever mds holds.
+//
+// Steps come back in pool order. Only the steps with a Patch write, and only
+// to the MachineDeployment named exactly like the pool: an MD the document
+// does not name never appears in a plan.
+//
+// The original reported a bare pending before looking a pool up (§4.1 step
+// 3). Here the lookup is part of the same pure decision, so that mark would
+// only flap a converged report (done → pending → done) on every retry pass
+// and wake the beat; it is left out. The halt rule (step 0) is applied by the
+// caller as it writes: once Outcome says halt, every later step is reported
+// with Queued instead.
+func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
+	pools = firstPools(pools)
+	if len(pools) == 0 {
+		return nil
+	}
+	if listErr != nil || mds == nil {
+		return listFailed(pools, listErr, p)
+	}
+	steps := make([]Step, 0, len(pools))
+	for i, pool := range pools {
+		if pool.Name == "" || (i > 0 && pools[i-1].Name == pool.Name) {
+			continue // no target to report under, or already decided
+		}
+		duplicate := i+1 < len(pools) && pools[i+1].Name == pool.Name
+		steps = append(steps, decide(pool, duplicate, mds, p))
+	}
+	return steps
+}
+
+// decide walks the §4.1 table for one pool; the first step that applies wins.
+func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
+	report := func(status, detail string) Step {
+		return Step{Action: action(pool.Name, status, detail, p.Revision)}
+	}
+	if len(validation.IsDNS1123Subdomain(pool.Name)) > 0 {
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"invalid pool name %q: not a DNS-1123 subdomain", Sanitize(pool.Name)))
+	}
+	if duplicate {
+		// Ambiguous: refuse rather than pick one of the desired counts.
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"pool %q is named more than once in the desired state; refusing to pick one", pool.Name))
+	}
+	md, ok := mds[pool.Name]
+	if !ok {
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"no MachineDeployment named %q in namespace %q (pools are matched to MachineDeployments by name)",
+			pool.Name, p.Namespace))
+	}
+	md.Name = pool.Name // the map key is the name that matched
+	if why := controlPlaneReason(md); why != "" {
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", md.Name, why))
+	}
+	if key := AutoscalerKey(md.Annotations); key != "" {
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"refusing: MachineDeployment %q is managed by cluster-autoscaler (annotation %s)", md.Name, key))
+	}
+	want := pool.DesiredReplicas
+	if want < 0 || want > p.MaxReplicas {
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"desired replicas %d is outside 0..%d (KUBEHZ_MAX_REPLICAS); refusing, not clamping", want, p.MaxReplicas))
+	}
+	if md.Replicas != nil && *md.Replicas == want {
+		return report(wire.StatusDone, fmt.Sprintf("already at %d replicas", want))
+	}
+	step := report(wire.StatusInProgress, fmt.Sprintf("patching spec.replicas to %d", want))
+	step.Patch = &Patch{
+		MD:              md.Name,
+		Namespace:       p.Namespace,
+		ResourceVersion: md.ResourceVersion,
+		From:            md.Replicas,
+		To:              want,
+	}
+	return step
+}
+
+// listFailed reports every pool with a name as failed, to be retried.
+func listFailed(pools []Pool, listErr error, p Policy) []Step {
+	why := "no result"
+	if listErr != nil {
+		why = Sanitize(listErr.Error())
+	}
+	detail := fmt.Sprintf("cannot list MachineDeployments in namespace %q: %s", p.Namespace, why)
+	var steps []Step
+	for i, pool := range pools {
+		if pool.Name == "" || (i > 0 && pools[i-1].Name == pool.Name) {
+			continue
+		}
+		steps = append(steps, Step{Action: action(pool.Name, wire.StatusFailed, detail, p.Revision), Retry: true})
+	}
+	return steps
+}
+
+// firstPools returns a sorted copy of at most MaxPools pools. The sort is
+// stable so equal names keep the document's order.
+func firstPools(pools []Pool) []Pool {
+	sorted := slices.Clone(pools)
+	slices.SortStableFunc(sorted, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
+	if len(sorted) > MaxPools {
+		sorted = sorted[:MaxPools]
+	}
+	return sorted
+}
+
+func action(pool, status, detail string, rev int64) wire.Action {
+	return wire.Action{Type: wire.ActionScale, Target: pool, Status: status, Detail: detail, Revision: rev}
+}

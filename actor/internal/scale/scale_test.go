@@ -1,0 +1,352 @@
+package scale
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+var mdResource = schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}
+
+const reconciles = "; machine-controller reconciles the Machines with the cluster's own credentials"
+
+func TestScale_Pass(t *testing.T) {
+	cases := []struct {
+		name        string
+		pools       []Pool
+		mds         map[string]MD
+		listErr     error
+		patchErrs   map[string]error
+		want        []wire.Action
+		wantPatches []Patch
+		wantRetry   bool
+		keywords    map[string][]string // pool → substrings its detail must hold (§4.8)
+	}{
+		{
+			name:  "43 2 to 3 patches once and is done at revision 7",
+			pools: []Pool{{"pool-a", 3}},
+			mds:   mdsOf(worker("pool-a", 2), worker("other-md", 1)),
+			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles)},
+			wantPatches: []Patch{
+				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+			},
+			keywords: map[string][]string{"pool-a": {"replicas 2 to 3;"}},
+		},
+		{
+			name:     "44 already at the desired count is done with no patch",
+			pools:    []Pool{{"pool-a", 3}},
+			mds:      mdsOf(worker("pool-a", 3)),
+			want:     []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
+			keywords: map[string][]string{"pool-a": {"already at 3 replicas"}},
+		},
+		{
+			name:  "45 51 and -1 fail naming KUBEHZ_MAX_REPLICAS and never clamp",
+			pools: []Pool{{"pool-big", 51}, {"pool-neg", -1}},
+			mds:   mdsOf(worker("pool-big", 2), worker("pool-neg", 2)),
+			want: []wire.Action{
+				report("pool-big", wire.StatusFailed, "desired replicas 51 is outside 0..50 (KUBEHZ_MAX_REPLICAS); refusing, not clamping"),
+				report("pool-neg", wire.StatusFailed, "desired replicas -1 is outside 0..50 (KUBEHZ_MAX_REPLICAS); refusing, not clamping"),
+			},
+			keywords: map[string][]string{
+				"pool-big": {"51", "0..50", "KUBEHZ_MAX_REPLICAS"},
+				"pool-neg": {"-1", "0..50", "KUBEHZ_MAX_REPLICAS"},
+			},
+		},
+		{
+			name:  "45 boundaries 0 and max are in range",
+			pools: []Pool{{"pool-max", 50}, {"pool-zero", 0}},
+			mds:   mdsOf(worker("pool-max", 2), worker("pool-zero", 2)),
+			want: []wire.Action{
+				report("pool-max", wire.StatusDone, "replicas 2 to 50"+reconciles),
+				report("pool-zero", wire.StatusDone, "replicas 2 to 0"+reconciles),
+			},
+			wantPatches: []Patch{
+				{MD: "pool-max", Namespace: testNS, ResourceVersion: "rv-pool-max", From: replicas(2), To: 50},
+				{MD: "pool-zero", Namespace: testNS, ResourceVersion: "rv-pool-zero", From: replicas(2), To: 0},
+			},
+		},
+		{
+			name:  "46 an unmatched pool fails without blocking the other",
+			pools: []Pool{{"pool-x", 2}, {"pool-a", 3}},
+			mds:   mdsOf(worker("pool-a", 2)),
+			want: []wire.Action{
+				report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles),
+				report("pool-x", wire.StatusFailed, `no MachineDeployment named "pool-x" in namespace "kube-system" (pools are matched to MachineDeployments by name)`),
+			},
+			wantPatches: []Patch{
+				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+			},
+			keywords: map[string][]string{"pool-x": {"no MachineDeployment", "pool-x", testNS, "by name"}},
+		},
+		{
+			name:  "48 autoscaler annotations of either group refuse with no patch",
+			pools: []Pool{{"pool-k8s", 3}, {"pool-x-k8s", 3}},
+			mds: mdsOf(
+				MD{Name: "pool-k8s", Replicas: replicas(2), Annotations: map[string]string{
+					"cluster.k8s.io/cluster-api-autoscaler-node-group-max-size": "5"}},
+				MD{Name: "pool-x-k8s", Replicas: replicas(2), Annotations: map[string]string{
+					"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1"}},
+			),
+			want: []wire.Action{
+				report("pool-k8s", wire.StatusFailed, `refusing: MachineDeployment "pool-k8s" is managed by cluster-autoscaler (annotation cluster.k8s.io/cluster-api-autoscaler-node-group-max-size)`),
+				report("pool-x-k8s", wire.StatusFailed, `refusing: MachineDeployment "pool-x-k8s" is managed by cluster-autoscaler (annotation cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size)`),
+			},
+			keywords: map[string][]string{
+				"pool-k8s":   {"cluster-autoscaler", "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"},
+				"pool-x-k8s": {"cluster-autoscaler", "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"},
+			},
+		},
+		{
+			name:      "50 a transient patch error halts the sorted rest and retries",
+			pools:     []Pool{{"c-pool", 1}, {"b-pool", 3}, {"a-pool", 3}},
+			mds:       mdsOf(worker("a-pool", 2), worker("b-pool", 2), worker("c-pool", 1)),
+			patchErrs: map[string]error{"a-pool": errors.New("patch MachineDeployment a-pool: connection refused")},
+			want: []wire.Action{
+				report("a-pool", wire.StatusFailed, "patch failed: patch MachineDeployment a-pool: connection refused"),
+				report("b-pool", wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll"),
+				report("c-pool", wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll"),
+			},
+			wantPatches: []Patch{
+				{MD: "a-pool", Namespace: testNS, ResourceVersion: "rv-a-pool", From: replicas(2), To: 3},
+			},
+			wantRetry: true,
+			keywords:  map[string][]string{"a-pool": {"patch failed: "}, "b-pool": {"queued"}, "c-pool": {"queued"}},
+		},
+		{
+			name:    "51 a List failure fails every pool and retries",
+			pools:   []Pool{{"pool-b", 3}, {"pool-a", 3}},
+			listErr: errors.New("machinedeployments.cluster.k8s.io is forbidden:\nno access"),
+			want: []wire.Action{
+				report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": machinedeployments.cluster.k8s.io is forbidden: no access`),
+				report("pool-b", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": machinedeployments.cluster.k8s.io is forbidden: no access`),
+			},
+			wantRetry: true,
+			keywords:  map[string][]string{"pool-a": {"list MachineDeployments", testNS, "no access"}},
+		},
+		{
+			name:      "51 a nil MD map is a failed List",
+			pools:     []Pool{{"pool-a", 3}},
+			want:      []wire.Action{report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": no result`)},
+			wantRetry: true,
+		},
+		{
+			name:  "53 an invalid name fails and never reaches the API",
+			pools: []Pool{{"Not A Name!", 3}},
+			mds:   mdsOf(worker("Not A Name!", 2)),
+			want: []wire.Action{
+				report("Not A Name!", wire.StatusFailed, `invalid pool name "Not A Name!": not a DNS-1123 subdomain`),
+			},
+			keywords: map[string][]string{"Not A Name!": {"invalid pool name"}},
+		},
+		{
+			name:  "an empty name is not reported and does not block",
+			pools: []Pool{{"", 3}, {"pool-a", 3}},
+			mds:   mdsOf(worker("pool-a", 3)),
+			want:  []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
+		},
+		{
+			name:  "unknown replicas are always patched and reported as unknown",
+			pools: []Pool{{"pool-a", 3}},
+			mds:   mdsOf(MD{Name: "pool-a", ResourceVersion: "9"}),
+			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas unknown to 3"+reconciles)},
+			wantPatches: []Patch{
+				{MD: "pool-a", Namespace: testNS, ResourceVersion: "9", To: 3},
+			},
+			keywords: map[string][]string{"pool-a": {"replicas unknown to 3;"}},
+		},
+		{
+			name:  "a 409 on a stale read is re-evaluated, does not halt, and retries",
+			pools: []Pool{{"pool-a", 3}, {"pool-b", 4}},
+			mds:   mdsOf(worker("pool-a", 2), worker("pool-b", 2)),
+			patchErrs: map[string]error{"pool-a": apierrors.NewConflict(mdResource, "pool-a",
+				errors.New("the object has been modified; please apply your changes to the latest version and try again"))},
+			want: []wire.Action{
+				report("pool-a", wire.StatusPending, `stale read; re-evaluating next poll (MachineDeployment "pool-a" changed since it was read)`),
+				report("pool-b", wire.StatusDone, "replicas 2 to 4"+reconciles),
+			},
+			wantPatches: []Patch{
+				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+				{MD: "pool-b", Namespace: testNS, ResourceVersion: "rv-pool-b", From: replicas(2), To: 4},
+			},
+			wantRetry: true,
+			keywords:  map[string][]string{"pool-a": {"stale read", "re-evaluating"}},
+		},
+		{
+			name:  "a pool named twice is refused once with no patch",
+			pools: []Pool{{"pool-a", 3}, {"pool-b", 2}, {"pool-a", 4}},
+			mds:   mdsOf(worker("pool-a", 2), worker("pool-b", 2)),
+			want: []wire.Action{
+				report("pool-a", wire.StatusFailed, `pool "pool-a" is named more than once in the desired state; refusing to pick one`),
+				report("pool-b", wire.StatusDone, "already at 2 replicas"),
+			},
+		},
+		{
+			name: "no pools plan nothing",
+			mds:  mdsOf(worker("pool-a", 2)),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &fakeAPI{errs: tc.patchErrs}
+			got, retry := execute(Plan(tc.pools, tc.mds, tc.listErr, policy), api)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("reports:\n got %+v\nwant %+v", got, tc.want)
+			}
+			if !reflect.DeepEqual(api.patches, tc.wantPatches) {
+				t.Errorf("patches:\n got %+v\nwant %+v", api.patches, tc.wantPatches)
+			}
+			if retry != tc.wantRetry {
+				t.Errorf("retry = %v, want %v", retry, tc.wantRetry)
+			}
+			for _, a := range got {
+				for _, kw := range tc.keywords[a.Target] {
+					if !strings.Contains(a.Detail, kw) {
+						t.Errorf("%s detail %q lacks %q", a.Target, a.Detail, kw)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
+	label := func(key string) map[string]string { return map[string]string{key: ""} }
+	cp, master := "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"
+	cases := []struct {
+		name string
+		md   MD
+	}{
+		{"control-plane label in metadata.labels", MD{Name: "pool-a", Labels: label(cp)}},
+		{"master label in spec.template.metadata.labels", MD{Name: "pool-a", TemplateLabels: label(master)}},
+		{"control-plane label in spec.template.spec.metadata.labels", MD{Name: "pool-a", TemplateSpecMetaLabels: label(cp)}},
+		{"master label in spec.template.spec.labels", MD{Name: "pool-a", TemplateSpecLabels: label(master)}},
+		{"name prod-control-plane", MD{Name: "prod-control-plane"}},
+		{"name with controlplane", MD{Name: "edge-controlplane"}},
+		{"cp segment in prod-cp-1", MD{Name: "prod-cp-1"}},
+		{"cp segment in edge-cp-pool", MD{Name: "edge-cp-pool"}},
+		{"cp segment after a dot", MD{Name: "prod.cp"}},
+		{"name master-pool", MD{Name: "master-pool"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.md.Replicas = replicas(1)
+			api := &fakeAPI{}
+			got, retry := execute(Plan([]Pool{{tc.md.Name, 3}}, mdsOf(tc.md), nil, policy), api)
+			if len(got) != 1 || got[0].Status != wire.StatusFailed || !strings.Contains(got[0].Detail, "control-plane") {
+				t.Fatalf("reports = %+v, want one failed control-plane refusal", got)
+			}
+			if len(api.patches) != 0 || retry {
+				t.Fatalf("patches = %+v, retry = %v; want none and false", api.patches, retry)
+			}
+			if !LooksControlPlane(tc.md) {
+				t.Fatal("LooksControlPlane = false")
+			}
+		})
+	}
+}
+
+func TestScale_HetznerTypeNameIsNotControlPlane(t *testing.T) {
+	for _, name := range []string{"cpx31-workers", "workers-cpx21", "ccp-pool", "cp1-pool"} {
+		md := worker(name, 1)
+		if LooksControlPlane(md) {
+			t.Errorf("LooksControlPlane(%q) = true", name)
+		}
+		api := &fakeAPI{}
+		got, _ := execute(Plan([]Pool{{name, 2}}, mdsOf(md), nil, policy), api)
+		if len(api.patches) != 1 || got[0].Status != wire.StatusDone {
+			t.Errorf("%s: reports %+v, patches %+v; want it scaled", name, got, api.patches)
+		}
+	}
+}
+
+func TestScale_AutoscalerKeyFindsEachKey(t *testing.T) {
+	for _, key := range autoscalerAnnotations {
+		if got := AutoscalerKey(map[string]string{"unrelated": "x", key: ""}); got != key {
+			t.Errorf("AutoscalerKey with %s = %q", key, got)
+		}
+	}
+	if got := AutoscalerKey(map[string]string{"cluster.x-k8s.io/cluster-name": "c"}); got != "" {
+		t.Errorf("AutoscalerKey without autoscaler keys = %q", got)
+	}
+	if got := AutoscalerKey(nil); got != "" {
+		t.Errorf("AutoscalerKey(nil) = %q", got)
+	}
+}
+
+func TestScale_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
+	var pools []Pool
+	mds := map[string]MD{}
+	for i := 100; i >= 0; i-- { // 101 pools, given in reverse
+		name := fmt.Sprintf("pool-%03d", i)
+		pools = append(pools, Pool{name, 2})
+		mds[name] = worker(name, 1)
+	}
+	steps := Plan(pools, mds, nil, policy)
+	if len(steps) != MaxPools {
+		t.Fatalf("steps = %d, want %d", len(steps), MaxPools)
+	}
+	if first, last := steps[0].Action.Target, steps[99].Action.Target; first != "pool-000" || last != "pool-099" {
+		t.Fatalf("processed %s..%s, want pool-000..pool-099", first, last)
+	}
+	if pools[0].Name != "pool-100" {
+		t.Fatal("Plan reordered the caller's slice")
+	}
+}
+
+func TestScale_ForbiddenPatchFailsWithRBACHintAndHalts(t *testing.T) {
+	steps := Plan([]Pool{{"pool-a", 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	err := apierrors.NewForbidden(mdResource, "pool-a", errors.New(`User "system:serviceaccount:kubehz-system:kubehz-actor" cannot patch`))
+	a, halt := Outcome(steps[0], err)
+	if !halt || a.Status != wire.StatusFailed {
+		t.Fatalf("outcome = %+v, halt %v; want failed and halt", a, halt)
+	}
+	for _, kw := range []string{"patch failed: ", "forbidden", "RBAC", "deploy/actor", testNS} {
+		if !strings.Contains(a.Detail, kw) {
+			t.Errorf("detail %q lacks %q", a.Detail, kw)
+		}
+	}
+}
+
+func TestScale_OutcomeWithoutPatchIsTheStepItself(t *testing.T) {
+	step := Step{Action: report("pool-a", wire.StatusDone, "already at 3 replicas")}
+	if a, halt := Outcome(step, errors.New("ignored")); a != step.Action || halt {
+		t.Fatalf("Outcome = %+v, %v", a, halt)
+	}
+}
+
+func TestScale_PatchBodyCarriesTheDecidedResourceVersion(t *testing.T) {
+	p := Patch{MD: "pool-a", ResourceVersion: "123", From: replicas(2), To: 3}
+	if got, want := string(p.Body()), `{"metadata":{"resourceVersion":"123"},"spec":{"replicas":3}}`; got != want {
+		t.Errorf("Body = %s, want %s", got, want)
+	}
+	p.ResourceVersion = ""
+	if got, want := string(p.Body()), `{"spec":{"replicas":3}}`; got != want {
+		t.Errorf("Body without rv = %s, want %s", got, want)
+	}
+}
+
+func TestScale_ErrorTextIsOneLineAndCutAt160CodePoints(t *testing.T) {
+	if got := Sanitize("a\nb\r\nc"); got != "a b  c" {
+		t.Errorf("Sanitize newlines = %q", got)
+	}
+	exact := strings.Repeat("é", 160)
+	if got := Sanitize(exact); got != exact {
+		t.Error("Sanitize cut a 160 code point text")
+	}
+	long := strings.Repeat("é", 161)
+	if got, want := Sanitize(long), exact+"…"; got != want {
+		t.Errorf("Sanitize(161 × é) = %q, want %q", got, want)
+	}
+	steps := Plan([]Pool{{"pool-a", 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	a, _ := Outcome(steps[0], errors.New(strings.Repeat("x", 300)))
+	if want := "patch failed: " + strings.Repeat("x", 160) + "…"; a.Detail != want {
+		t.Errorf("detail = %q", a.Detail)
+	}
+}

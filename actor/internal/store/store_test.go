@@ -1,0 +1,258 @@
+package store
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// counted returns a store and a pointer to how often it notified.
+func counted() (*Store, *int) {
+	n := new(int)
+	return New(func() { *n++ }), n
+}
+
+func act(typ, target, status string, rev int64) wire.Action {
+	return wire.Action{Type: typ, Target: target, Status: status, Revision: rev}
+}
+
+func TestStore_UpsertReplacesByKeyAndNewTargetAppends(t *testing.T) {
+	s, n := counted()
+	s.Begin(7)
+	for _, status := range []string{wire.StatusPending, wire.StatusInProgress, wire.StatusDone} {
+		if !s.Upsert(act(wire.ActionScale, "pool-a", status, 7)) {
+			t.Fatalf("upsert %s reported no change", status)
+		}
+	}
+	if *n != 3 {
+		t.Fatalf("three transitions gave %d notifications, want 3", *n)
+	}
+	s.Upsert(act(wire.ActionScale, "pool-b", wire.StatusPending, 7))
+	s.Upsert(act(wire.ActionHeal, "pool-a", wire.StatusPending, 7)) // same target, other type: a new key
+	want := []wire.Action{
+		act(wire.ActionScale, "pool-a", wire.StatusDone, 7),
+		act(wire.ActionScale, "pool-b", wire.StatusPending, 7),
+		act(wire.ActionHeal, "pool-a", wire.StatusPending, 7),
+	}
+	if got := s.Snapshot(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshot = %+v, want %+v", got, want)
+	}
+	if *n != 5 {
+		t.Fatalf("notifications = %d, want 5", *n)
+	}
+}
+
+func TestStore_IdenticalRetryOnSameRevisionIsSilent(t *testing.T) {
+	s, n := counted()
+	s.Begin(7)
+	a := wire.Action{Type: wire.ActionScale, Target: "pool-a", Status: wire.StatusDone, Detail: "already at 3 replicas", Revision: 7}
+	s.Upsert(a)
+	*n = 0
+	if s.Begin(7) {
+		t.Fatal("begin with the same revision reported a change")
+	}
+	if s.Upsert(a) {
+		t.Fatal("identical upsert reported a change")
+	}
+	if *n != 0 {
+		t.Fatalf("notifications = %d, want 0", *n)
+	}
+	a.Detail = "replicas 2 to 3; reconciling"
+	if !s.Upsert(a) || *n != 1 {
+		t.Fatalf("a changed detail must notify once, got %d", *n)
+	}
+	if got := s.Snapshot(); len(got) != 1 || got[0] != a {
+		t.Fatalf("snapshot = %+v", got)
+	}
+}
+
+func TestStore_NewRevisionClears(t *testing.T) {
+	s, n := counted()
+	if s.Begin(3) {
+		t.Fatal("new revision on an empty store reported a change")
+	}
+	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusDone, 3))
+	*n = 0
+	if !s.Begin(4) || *n != 1 {
+		t.Fatalf("new revision over entries: notifications = %d, want 1", *n)
+	}
+	if got := s.Snapshot(); got != nil {
+		t.Fatalf("snapshot after new revision = %+v, want nil", got)
+	}
+	if s.Revision() != 4 {
+		t.Fatalf("revision = %d, want 4", s.Revision())
+	}
+}
+
+func TestStore_ClearNotifiesOnceAndEmptyClearIsSilent(t *testing.T) {
+	s, n := counted()
+	s.Begin(9)
+	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusDone, 9))
+	s.Upsert(act(wire.ActionHeal, "node-1", wire.StatusPending, 9))
+	*n = 0
+	if !s.Clear() {
+		t.Fatal("clear of a full store reported no change")
+	}
+	if s.Clear() {
+		t.Fatal("clear of an empty store reported a change")
+	}
+	if *n != 1 {
+		t.Fatalf("notifications = %d, want 1", *n)
+	}
+	if s.Snapshot() != nil || s.Revision() != 0 {
+		t.Fatalf("after clear: snapshot %+v, revision %d", s.Snapshot(), s.Revision())
+	}
+	// The revision was reset, so beginning the old revision again is a
+	// fresh start, not a change.
+	if s.Begin(9) {
+		t.Fatal("begin after clear reported a change")
+	}
+}
+
+func TestStore_ClearTypeKeepsOtherTypesAndRevision(t *testing.T) {
+	s, n := counted()
+	s.Begin(5)
+	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusDone, 5))
+	s.Upsert(act(wire.ActionHeal, "node-1", wire.StatusDone, 5))
+	s.Upsert(act(wire.ActionUpgrade, "pool-a", wire.StatusPending, 5))
+	s.Upsert(act(wire.ActionHeal, "node-2", wire.StatusFailed, 5))
+	*n = 0
+	if !s.ClearType(wire.ActionHeal) {
+		t.Fatal("clearing heal reports reported no change")
+	}
+	if s.ClearType(wire.ActionHeal) {
+		t.Fatal("clearing an absent type reported a change")
+	}
+	if *n != 1 {
+		t.Fatalf("notifications = %d, want 1", *n)
+	}
+	want := []wire.Action{
+		act(wire.ActionScale, "pool-a", wire.StatusDone, 5),
+		act(wire.ActionUpgrade, "pool-a", wire.StatusPending, 5),
+	}
+	if got := s.Snapshot(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshot = %+v, want %+v", got, want)
+	}
+	if s.Revision() != 5 || s.Begin(5) {
+		t.Fatal("ClearType must keep the revision")
+	}
+	// Positions are rebuilt: an upsert still replaces in place.
+	s.Upsert(act(wire.ActionUpgrade, "pool-a", wire.StatusDone, 5))
+	if got := s.Snapshot(); len(got) != 2 || got[1].Status != wire.StatusDone {
+		t.Fatalf("snapshot after upsert = %+v", got)
+	}
+	s.ClearType(wire.ActionScale)
+	s.ClearType(wire.ActionUpgrade)
+	if s.Snapshot() != nil {
+		t.Fatal("a store emptied by ClearType must snapshot nil")
+	}
+}
+
+func TestStore_SnapshotsAreCopies(t *testing.T) {
+	s := New(nil)
+	if s.Snapshot() != nil {
+		t.Fatal("empty store must snapshot nil")
+	}
+	s.Begin(1)
+	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusPending, 1))
+	snap := s.Snapshot()
+	snap[0].Status = wire.StatusFailed
+	s.Upsert(act(wire.ActionScale, "pool-b", wire.StatusPending, 1))
+	if got := s.Snapshot(); got[0].Status != wire.StatusPending {
+		t.Fatalf("writing to a snapshot changed the store: %+v", got)
+	}
+	if len(snap) != 1 {
+		t.Fatalf("a later upsert changed an earlier snapshot: %+v", snap)
+	}
+}
+
+func TestStore_PruneKeepsDoneAndOtherTypesAndNotifiesOnlyOnRemoval(t *testing.T) {
+	s, n := counted()
+	s.Begin(2)
+	s.Upsert(act(wire.ActionHeal, "node-done", wire.StatusDone, 2))
+	s.Upsert(act(wire.ActionHeal, "node-pending", wire.StatusPending, 2))
+	s.Upsert(act(wire.ActionHeal, "node-failed", wire.StatusFailed, 2))
+	s.Upsert(act(wire.ActionHeal, "node-kept", wire.StatusPending, 2))
+	s.Upsert(act(wire.ActionScale, "node-pending", wire.StatusPending, 2))
+	*n = 0
+	if !s.Prune(wire.ActionHeal, map[string]bool{"node-kept": true}) {
+		t.Fatal("prune that removed entries reported no change")
+	}
+	want := []wire.Action{
+		act(wire.ActionHeal, "node-done", wire.StatusDone, 2),
+		act(wire.ActionHeal, "node-kept", wire.StatusPending, 2),
+		act(wire.ActionScale, "node-pending", wire.StatusPending, 2),
+	}
+	if got := s.Snapshot(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshot = %+v, want %+v", got, want)
+	}
+	if s.Prune(wire.ActionHeal, map[string]bool{"node-kept": true}) {
+		t.Fatal("prune that removed nothing reported a change")
+	}
+	if s.Prune(wire.ActionUpgrade, nil) {
+		t.Fatal("prune of an absent type reported a change")
+	}
+	if *n != 1 {
+		t.Fatalf("notifications = %d, want 1", *n)
+	}
+}
+
+func TestStore_SafeUnderConcurrentUse(t *testing.T) {
+	var mu sync.Mutex
+	notified := 0
+	s := New(func() {
+		mu.Lock()
+		notified++
+		mu.Unlock()
+	})
+	s.Begin(1)
+	var wg sync.WaitGroup
+	targets := []string{"a", "b", "c", "d"}
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				target := targets[(w+i)%len(targets)]
+				s.Upsert(act(wire.ActionScale, target, []string{wire.StatusPending, wire.StatusDone}[i%2], 1))
+				s.Prune(wire.ActionHeal, map[string]bool{"a": true})
+				s.Upsert(act(wire.ActionHeal, target, wire.StatusPending, 1))
+				if i%50 == 0 {
+					s.ClearType(wire.ActionHeal)
+				}
+			}
+		})
+		wg.Go(func() {
+			for range 200 {
+				snap := s.Snapshot()
+				seen := map[key]bool{}
+				for _, a := range snap {
+					k := key{a.Type, a.Target}
+					if seen[k] {
+						t.Errorf("duplicate key %v in snapshot", k)
+						return
+					}
+					seen[k] = true
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got := s.Snapshot()
+	scale := 0
+	for _, a := range got {
+		if a.Type == wire.ActionScale {
+			scale++
+		}
+	}
+	if scale != len(targets) {
+		t.Fatalf("scale entries = %d, want %d: %+v", scale, len(targets), got)
+	}
+	if notified == 0 {
+		t.Fatal("no notifications under concurrent writes")
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/actor/internal/execute"
+	"kubehz.dev/agent/actor/internal/handoff"
+	"kubehz.dev/agent/actor/internal/lead"
+	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/actor/internal/store"
+	"kubehz.dev/agent/shared/backoff"
+	"kubehz.dev/agent/shared/buildinfo"
+	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/kubeconfig"
+	"kubehz.dev/agent/shared/logs"
+	"kubehz.dev/agent/shared/memlimit"
+	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/token"
+)
+
+// deploymentEnv names the actor's own Deployment, whose deletion is the kill
+// switch; deploy/actor names it "actor".
+const deploymentEnv = "KUBEHZ_ACTOR_DEPLOYMENT"
+
+func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := config.LoadActor(ctx, envconfig.LookuperFunc(func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	}))
+	if err != nil {
+		return err
+	}
+	log := logs.New(stderr, cfg.LogLevel)
+	identity := identity(getenv)
+	log.Info("Starting actor", "version", buildinfo.Version, "identity", identity, "config", cfg)
+	memlimit.Apply(getenv, log)
+
+	restCfg, err := kubeconfig.Load(getenv)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("dynamic client: %w", err)
+	}
+	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
+	if _, err := tokens.Token(ctx); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, token.ErrMalformed):
+			return &config.Error{Problems: []config.Problem{{Var: "agent token", Reason: err.Error()}}}
+		}
+		return fmt.Errorf("resolve the agent token: %w", err)
+	}
+	plat, err := platform.New(platform.Options{
+		BaseURL: cfg.APIURL, ClusterID: cfg.ClusterID, Credentials: tokens,
+		UserAgent: buildinfo.UserAgent(), Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+
+	deployment := getenv(deploymentEnv)
+	if deployment == "" {
+		deployment = "actor"
+	}
+	guard := lead.NewGuard(client, cfg.Namespace, deployment, log)
+	guardCtx, stopGuard := context.WithCancel(ctx)
+	guardDone := make(chan struct{})
+	synced := make(chan struct{})
+	go func() { defer close(guardDone); guard.Run(guardCtx, synced) }()
+	defer func() { stopGuard(); <-guardDone }()
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-synced:
+	}
+
+	work := func(ctx context.Context, fence *lead.Fence) error {
+		exec := &execute.Executor{
+			Base:        ctx,
+			Fence:       fence,
+			Store:       store.New(nil),
+			MDs:         mds.New(dyn, cfg.MDNamespace, log),
+			Patcher:     &mdPatcher{dyn: dyn},
+			Events:      &eventRecorder{client: client, fence: fence, identity: identity, log: log},
+			Publisher:   &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now},
+			Namespace:   cfg.MDNamespace,
+			MaxReplicas: int64(cfg.MaxReplicas),
+			Log:         log,
+		}
+		defer exec.MDs.Stop()
+		poller := poll.New(plat, exec, clock.RealClock{}, cfg.DesiredPoll,
+			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log)
+		return poller.Run(ctx)
+	}
+	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName, Identity: identity, Log: log},
+		guard.Fenced(), work)
+	if errors.Is(err, lead.ErrFenced) {
+		// The Deployment is going away: stay down, quietly, until the pod is
+		// killed, rather than exit and be restarted into the same state.
+		log.Warn("Fenced: no longer acting; idle until the pod is deleted")
+		<-ctx.Done()
+		return nil
+	}
+	log.Info("Actor stopped", "err", err)
+	return err
+}
+
+// identity names this process in the Lease: the pod name, plus a random
+// suffix so a restarted container never inherits its predecessor's term.
+func identity(getenv func(string) string) string {
+	name := getenv("POD_NAME")
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return name + "_" + hex.EncodeToString(b)
+}

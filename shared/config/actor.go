@@ -1,0 +1,101 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+// Actor is the actor binary's configuration. None of it can turn acting on:
+// only the platform's execution flags, within the RBAC, authorize a write.
+type Actor struct {
+	Common
+	// DesiredPoll is the pause between desired-state polls, before jitter.
+	DesiredPoll time.Duration
+	// MaxReplicas is the per-pool ceiling; a desired count above it is
+	// refused, never clamped.
+	MaxReplicas int
+	// HealEvictionTimeout is how long a heal-deleted Machine's node may drain
+	// before the eviction unwedge steps in.
+	HealEvictionTimeout time.Duration
+}
+
+// Upper bounds the contract leaves open. They keep seconds far from
+// time.Duration's overflow (about 292 years), and a value past a day is a
+// typo (milliseconds, say) rather than a policy.
+const (
+	maxDesiredPollSeconds  = 86_400
+	maxReplicasLimit       = 10_000
+	minEvictionTimeoutSecs = 60 // shorter would force-delete pods still evicting normally
+	maxEvictionTimeoutSecs = 86_400
+)
+
+// rawActor mirrors rawObserver: strings only, so every value is checked here
+// and every bad one is reported.
+type rawActor struct {
+	Common              rawCommon
+	DesiredPoll         string `env:"KUBEHZ_DESIRED_POLL_SECONDS, default=60"`
+	MaxReplicas         string `env:"KUBEHZ_MAX_REPLICAS, default=50"`
+	HealEvictionTimeout string `env:"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS, default=300"`
+}
+
+// LoadActor reads and validates the actor's settings from l (use
+// envconfig.OsLookuper in main, envconfig.MapLookuper in tests). A
+// validation failure is a *Error naming every bad variable.
+func LoadActor(ctx context.Context, l envconfig.Lookuper) (Actor, error) {
+	var raw rawActor
+	if err := lookup(ctx, l, &raw); err != nil {
+		return Actor{}, err
+	}
+	var p problems
+	a := Actor{
+		Common: parseCommon(raw.Common, &p),
+		DesiredPoll: p.seconds("KUBEHZ_DESIRED_POLL_SECONDS", raw.DesiredPoll,
+			1, maxDesiredPollSeconds),
+		MaxReplicas: p.integer("KUBEHZ_MAX_REPLICAS", raw.MaxReplicas, "a whole number of replicas",
+			1, maxReplicasLimit),
+		HealEvictionTimeout: p.seconds("KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", raw.HealEvictionTimeout,
+			minEvictionTimeoutSecs, maxEvictionTimeoutSecs),
+	}
+	if err := p.err(); err != nil {
+		return Actor{}, err
+	}
+	return a, nil
+}
+
+// seconds reads a whole number of seconds: "60", never "60s", so the unit
+// the variable's name promises is the only one there is.
+func (p *problems) seconds(name, v string, lo, hi int) time.Duration {
+	return time.Duration(p.integer(name, v, "a whole number of seconds", lo, hi)) * time.Second
+}
+
+// integer reads a base-10 integer within lo..hi; out of range is refused,
+// never clamped.
+func (p *problems) integer(name, v, what string, lo, hi int) int {
+	n, err := strconv.Atoi(v)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		p.add(name, "must be from %d to %d, got %s", lo, hi, v)
+	case err != nil:
+		p.add(name, "%q is not %s", v, what)
+	case n < lo || n > hi:
+		p.add(name, "must be from %d to %d, got %d", lo, hi, n)
+	default:
+		return n
+	}
+	return 0
+}
+
+// LogValue prints the settings for the start-up log line, redacted as
+// Common's.
+func (a Actor) LogValue() slog.Value {
+	return slog.GroupValue(append(a.Common.attrs(),
+		slog.String("desiredPoll", a.DesiredPoll.String()),
+		slog.Int("maxReplicas", a.MaxReplicas),
+		slog.String("healEvictionTimeout", a.HealEvictionTimeout.String()),
+	)...)
+}

@@ -1,0 +1,247 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+func loadActor(env map[string]string) (Actor, error) {
+	return LoadActor(context.Background(), envconfig.MapLookuper(env))
+}
+
+func actorDefaults(t *testing.T) Actor {
+	return Actor{
+		Common:              defaults(t).Common,
+		DesiredPoll:         60 * time.Second,
+		MaxReplicas:         50,
+		HealEvictionTimeout: 300 * time.Second,
+	}
+}
+
+func TestLoadActor_Settings(t *testing.T) {
+	cases := []struct {
+		name  string
+		env   map[string]string
+		tweak func(a *Actor)
+	}{
+		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*Actor) {}},
+		{
+			name: "blank values count as unset",
+			env: with(map[string]string{
+				"KUBEHZ_DESIRED_POLL_SECONDS": "  ", "KUBEHZ_MAX_REPLICAS": "", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "\t",
+			}),
+			tweak: func(*Actor) {},
+		},
+		{
+			name: "overrides",
+			env: with(map[string]string{
+				"KUBEHZ_DESIRED_POLL_SECONDS": "90", "KUBEHZ_MAX_REPLICAS": " 7 ",
+				"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "600", "KUBEHZ_MD_NAMESPACE": "machines",
+				"KUBEHZ_LOG_LEVEL": "warn",
+			}),
+			tweak: func(a *Actor) {
+				a.DesiredPoll, a.MaxReplicas, a.HealEvictionTimeout = 90*time.Second, 7, 10*time.Minute
+				a.MDNamespace, a.LogLevel = "machines", slog.LevelWarn
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := loadActor(tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := actorDefaults(t)
+			tc.tweak(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// runActorChecks is runChecks for the actor's own variables.
+func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []check) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := with(map[string]string{envVar: tc.val})
+			if tc.omitted {
+				delete(env, envVar)
+			}
+			a, err := loadActor(env)
+			if tc.bad == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := field(a); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+					t.Fatalf("%s = %v, want %v", envVar, got, tc.want)
+				}
+				return
+			}
+			var cerr *Error
+			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != envVar {
+				t.Fatalf("err = %v, want one problem with %s", err, envVar)
+			}
+			if !strings.Contains(cerr.Problems[0].Reason, tc.bad) {
+				t.Fatalf("reason %q lacks %q", cerr.Problems[0].Reason, tc.bad)
+			}
+		})
+	}
+}
+
+func TestLoadActor_DesiredPollSeconds(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_DESIRED_POLL_SECONDS", func(a Actor) any { return a.DesiredPoll }, []check{
+		{name: "default", omitted: true, want: time.Minute},
+		{name: "90", val: "90", want: 90 * time.Second},
+		{name: "smallest", val: "1", want: time.Second},
+		{name: "a day", val: "86400", want: 24 * time.Hour},
+		{name: "zero", val: "0", bad: "must be from 1 to 86400, got 0"},
+		{name: "negative", val: "-5", bad: "must be from 1 to 86400, got -5"},
+		{name: "with a unit", val: "60s", bad: `"60s" is not a whole number of seconds`},
+		{name: "garbage", val: "abc", bad: `"abc" is not a whole number of seconds`},
+		{name: "fraction", val: "1.5", bad: "not a whole number"},
+		{name: "over a day", val: "86401", bad: "must be from 1 to 86400"},
+		{name: "overflows int", val: "99999999999999999999", bad: "must be from 1 to 86400, got 99999999999999999999"},
+	})
+}
+
+func TestLoadActor_MaxReplicas(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_MAX_REPLICAS", func(a Actor) any { return a.MaxReplicas }, []check{
+		{name: "default", omitted: true, want: 50},
+		{name: "override", val: "12", want: 12},
+		{name: "smallest", val: "1", want: 1},
+		{name: "largest", val: "10000", want: 10000},
+		{name: "zero", val: "0", bad: "must be from 1 to 10000, got 0"},
+		{name: "negative", val: "-1", bad: "must be from 1 to 10000, got -1"},
+		{name: "garbage", val: "abc", bad: `"abc" is not a whole number of replicas`},
+		{name: "just over", val: "10001", bad: "must be from 1 to 10000, got 10001"},
+		{name: "a million", val: "1000000", bad: "must be from 1 to 10000, got 1000000"},
+	})
+	runActorChecks(t, "KUBEHZ_MD_NAMESPACE", func(a Actor) any { return a.MDNamespace }, []check{
+		{name: "md namespace default", omitted: true, want: "kube-system"},
+		{name: "md namespace override", val: "machines", want: "machines"},
+		{name: "md namespace uppercase", val: "Kube-System", bad: "DNS-1123 label"},
+		{name: "md namespace underscore", val: "kube_system", bad: "DNS-1123 label"},
+		{name: "md namespace leading dash", val: "-x", bad: "DNS-1123 label"},
+		{name: "md namespace slash", val: "a/b", bad: "DNS-1123 label"},
+	})
+}
+
+func TestLoadActor_HealEvictionTimeout(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", func(a Actor) any { return a.HealEvictionTimeout }, []check{
+		{name: "default", omitted: true, want: 5 * time.Minute},
+		{name: "600", val: "600", want: 10 * time.Minute},
+		{name: "smallest", val: "60", want: time.Minute},
+		{name: "zero", val: "0", bad: "must be from 60 to 86400, got 0"},
+		{name: "negative", val: "-5", bad: "must be from 60 to 86400, got -5"},
+		{name: "garbage", val: "abc", bad: `"abc" is not a whole number of seconds`},
+		{name: "59", val: "59", bad: "must be from 60 to 86400, got 59"},
+		{name: "1", val: "1", bad: "must be from 60 to 86400, got 1"},
+		{name: "with a unit", val: "5m", bad: "not a whole number of seconds"},
+	})
+}
+
+func TestLoadActor_NamesEveryBadVariableAtOnce(t *testing.T) {
+	badToken := "khz_agt_" + strings.Repeat("E", 64)
+	env := map[string]string{
+		"CLUSTER_ID":                           "a/b",
+		"KUBEHZ_API_URL":                       "http://api.kubehz.dev",
+		"KUBEHZ_AGENT_TOKEN":                   badToken,
+		"KUBEHZ_NAMESPACE":                     "Kube-System",
+		"KUBEHZ_SECRET_NAME":                   "Bad_Name",
+		"KUBEHZ_MD_NAMESPACE":                  "kube_system",
+		"KUBEHZ_DESIRED_POLL_SECONDS":          "60s",
+		"KUBEHZ_MAX_REPLICAS":                  "1000000",
+		"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "59",
+		// The observer's variables are not the actor's business.
+		"KUBEHZ_FULL_INTERVAL": "abc",
+	}
+	_, err := loadActor(env)
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	var vars []string
+	for _, p := range cerr.Problems {
+		vars = append(vars, p.Var)
+	}
+	want := []string{
+		"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_AGENT_TOKEN", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME",
+		"KUBEHZ_MD_NAMESPACE", "KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS",
+		"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS",
+	}
+	if !reflect.DeepEqual(vars, want) {
+		t.Fatalf("named %v, want %v", vars, want)
+	}
+	if lines := strings.Split(err.Error(), "\n"); len(lines) != len(want)+1 {
+		t.Fatalf("want a header and one line per variable, got:\n%s", err)
+	}
+	if strings.Contains(err.Error(), badToken) {
+		t.Fatal("error echoes the token")
+	}
+}
+
+func TestLoadActor_MissingRequiredIsFatal(t *testing.T) {
+	_, err := loadActor(map[string]string{})
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	want := []Problem{{Var: "CLUSTER_ID", Reason: "is required"}, {Var: "KUBEHZ_API_URL", Reason: "is required"}}
+	if !reflect.DeepEqual(cerr.Problems, want) {
+		t.Fatalf("problems = %v, want %v", cerr.Problems, want)
+	}
+}
+
+func TestActor_PrintableFormRedactsToken(t *testing.T) {
+	for _, tc := range []struct {
+		name, tok, want string
+	}{
+		{name: "set", tok: goodToken, want: `"agentToken":"khz_agt_***redacted***"`},
+		{name: "unset", tok: "", want: `"agentToken":"<unset>"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := loadActor(with(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", a)
+			for _, part := range []string{
+				tc.want, `"desiredPoll":"1m0s"`, `"maxReplicas":50`, `"healEvictionTimeout":"5m0s"`, `"mdNamespace":"kube-system"`,
+			} {
+				if !strings.Contains(b.String(), part) {
+					t.Fatalf("log line lacks %s: %s", part, b.String())
+				}
+			}
+			printed := b.String() + fmt.Sprintf("%v %+v %#v %s", a, a, a, a.AgentToken)
+			if strings.Contains(printed, pastedHex) {
+				t.Fatalf("token leaked: %s", printed)
+			}
+		})
+	}
+}
+
+func TestLoadActor_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
+	for _, v := range []string{"KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS"} {
+		t.Run(v, func(t *testing.T) {
+			_, err := loadActor(with(map[string]string{v: goodToken}))
+			var cerr *Error
+			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != v {
+				t.Fatalf("err = %v, want one problem with %s", err, v)
+			}
+			if strings.Contains(err.Error(), pastedHex) {
+				t.Fatalf("error shows the token: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,49 @@
+package desired_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kubehz.dev/agent/shared/desired"
+)
+
+// FuzzDecode: whatever the platform (or something in its place) answers,
+// Decode never panics, an accepted document is valid, and re-encoding an
+// accepted document decodes to the same document.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		example, "", "null", "{}", "[]", `{"revision":-1}`, `{"kubernetesVersion":"  "}`,
+		`{"healing":{"maxUnhealthy":1001,"cooldownSeconds":-1}}`, `{"revision":1e2}`,
+		`{"workerPools":[null,{"name":"a","desiredReplicas":-1}],"execution":{"healing":true},"healing":{"enabled":true}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d, err := desired.Decode(body)
+		if err != nil {
+			if !reflect.DeepEqual(d, desired.Document{}) {
+				t.Fatalf("error %v with a non-zero document %+v", err, d)
+			}
+			return
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatalf("Decode accepted an invalid document: %v", err)
+		}
+		if v := d.KubernetesVersion; v != nil && (*v == "" || strings.TrimSpace(*v) != *v) {
+			t.Fatalf("version %q is blank or untrimmed", *v)
+		}
+		again, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d2, err := desired.Decode(again)
+		if err != nil {
+			t.Fatalf("re-encoded document refused: %v", err)
+		}
+		if !reflect.DeepEqual(d2, d) {
+			t.Fatalf("round trip changed the document\n got %+v\nwant %+v", d2, d)
+		}
+	})
+}

@@ -1,0 +1,33 @@
+// Package memlimit derives the Go soft memory limit from the container's.
+package memlimit
+
+import (
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// Apply sets the Go soft memory limit to 90% of the container's
+// limit (KUBEHZ_MEMORY_LIMIT, bytes, from the downward API), unless the user
+// set GOMEMLIMIT themselves. The headroom covers what the runtime does not
+// count, so the collector tightens before the kernel OOM-kills.
+func Apply(getenv func(string) string, log *slog.Logger) {
+	if getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	raw := getenv("KUBEHZ_MEMORY_LIMIT")
+	if raw == "" {
+		return
+	}
+	// ParseInt, not Sscan: Sscan reads "1e9" as 1 and "512Mi" as 512, and a
+	// limit of a few bytes would keep the GC running flat out.
+	limit, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	if err != nil || limit <= 0 {
+		log.Warn("Ignoring KUBEHZ_MEMORY_LIMIT", "value", raw)
+		return
+	}
+	soft := limit / 10 * 9
+	debug.SetMemoryLimit(soft)
+	log.Info("Go memory limit set", "bytes", soft, "containerLimit", limit)
+}

@@ -1,0 +1,258 @@
+package report_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/wire"
+)
+
+var at = time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+
+func scale(target, status string) wire.Action {
+	return wire.Action{Type: wire.ActionScale, Target: target, Status: status, Revision: 7}
+}
+
+// entry is one action as JSON; fields are spliced raw so a test can send
+// any shape.
+func entry(typ, target, status string) string {
+	return fmt.Sprintf(`{"type":%q,"target":%q,"status":%q,"revision":7}`, typ, target, status)
+}
+
+func doc(entries ...string) string {
+	return `{"revision":7,"holder":"actor-0_abc","updatedAt":"2026-07-06T12:00:00Z","actions":[` +
+		strings.Join(entries, ",") + `]}`
+}
+
+func withActions(actions ...wire.Action) report.Document {
+	return report.Document{Revision: 7, Holder: "actor-0_abc", UpdatedAt: at, Actions: actions}
+}
+
+func TestDecode(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	var many []string
+	var first20 []wire.Action
+	for i := range 25 {
+		many = append(many, entry("scale", fmt.Sprintf("pool-%02d", i), "done"))
+		if i < 20 {
+			first20 = append(first20, scale(fmt.Sprintf("pool-%02d", i), "done"))
+		}
+	}
+	cases := []struct {
+		name     string
+		data     string
+		want     report.Document
+		problems []report.Problem
+	}{
+		{
+			name: "a valid document decodes whole",
+			data: `{"revision":7,"holder":"actor-0_abc","updatedAt":"2026-07-06T12:00:00Z","actions":[
+				{"type":"scale","target":"pool-a","status":"done","detail":"replicas 2 to 3","revision":7},
+				{"type":"heal","target":"wrk-b","status":"in-progress","revision":7}]}`,
+			want: withActions(
+				wire.Action{Type: "scale", Target: "pool-a", Status: "done", Detail: "replicas 2 to 3", Revision: 7},
+				wire.Action{Type: "heal", Target: "wrk-b", Status: "in-progress", Revision: 7}),
+		},
+		{name: "empty object is an empty document", data: `{}`},
+		{name: "empty action list is nil", data: doc(), want: withActions()},
+		{name: "unknown keys are ignored", data: `{"revision":3,"extra":{"x":[1]},"actions":null}`, want: report.Document{Revision: 3}},
+		{name: "empty string", data: "", problems: []report.Problem{{report.NotJSON, 1}}},
+		{name: "truncated", data: `{"revision":7,"actions":[`, problems: []report.Problem{{report.NotJSON, 1}}},
+		{name: "null", data: " null ", problems: []report.Problem{{report.NotObject, 1}}},
+		{name: "a list", data: `[{"type":"scale"}]`, problems: []report.Problem{{report.NotObject, 1}}},
+		{name: "a string", data: `"x"`, problems: []report.Problem{{report.NotObject, 1}}},
+		{
+			name:     "over MaxBytes even when valid",
+			data:     doc(entry("scale", "pool-a", "done")) + strings.Repeat(" ", report.MaxBytes),
+			problems: []report.Problem{{report.TooLarge, 1}},
+		},
+		{
+			name: "each bad entry is dropped alone",
+			data: doc(
+				entry("scale", "pool-a", "done"),
+				entry("restart", "pool-b", "done"),
+				entry("Scale", "pool-c", "done"),
+				entry("scale", "pool-d", "running"),
+				entry("scale", "", "done"),
+				`7`, `null`, `"scale"`,
+				`{"type":"scale","target":"pool-e","status":"done","revision":"7"}`,
+				entry("upgrade", "pool-f", "failed"),
+			),
+			want: withActions(scale("pool-a", "done"),
+				wire.Action{Type: "upgrade", Target: "pool-f", Status: "failed", Revision: 7}),
+			problems: []report.Problem{
+				{report.BadType, 3}, // restart, Scale and the null entry's empty type
+				{report.BadStatus, 1},
+				{report.EmptyTarget, 1},
+				{report.BadEntry, 3},
+			},
+		},
+		{
+			name:     "duplicates keep the first",
+			data:     doc(entry("scale", "pool-a", "pending"), entry("heal", "pool-a", "done"), entry("scale", "pool-a", "done")),
+			want:     withActions(scale("pool-a", "pending"), wire.Action{Type: "heal", Target: "pool-a", Status: "done", Revision: 7}),
+			problems: []report.Problem{{report.Duplicate, 1}},
+		},
+		{
+			name:     "at most 20 actions, the first ones",
+			data:     doc(many...),
+			want:     withActions(first20...),
+			problems: []report.Problem{{report.OverCap, 5}},
+		},
+		{
+			name: "strings and revisions are clamped",
+			data: fmt.Sprintf(`{"revision":-4,"holder":%q,"actions":[
+				{"type":"heal","target":%q,"status":"failed","detail":%q,"revision":20000000},
+				{"type":"heal","target":"b","status":"failed","revision":-1}]}`, long, long, long),
+			want: report.Document{Holder: long[:253], Actions: []wire.Action{
+				{Type: "heal", Target: long[:253], Status: "failed", Detail: long[:256], Revision: wire.MaxCount},
+				{Type: "heal", Target: "b", Status: "failed"},
+			}},
+		},
+		{
+			name:     "targets equal once clamped are duplicates",
+			data:     doc(entry("scale", long, "done"), entry("scale", long+"y", "done")),
+			want:     withActions(wire.Action{Type: "scale", Target: long[:253], Status: "done", Revision: 7}),
+			problems: []report.Problem{{report.Duplicate, 1}},
+		},
+		{
+			name: "bad header fields are zeroed and the actions kept",
+			data: `{"revision":"7","holder":5,"updatedAt":"yesterday","actions":[` + entry("scale", "pool-a", "done") + `]}`,
+			want: report.Document{Actions: []wire.Action{scale("pool-a", "done")}},
+			problems: []report.Problem{
+				{report.BadRevision, 1}, {report.BadHolder, 1}, {report.BadUpdatedAt, 1},
+			},
+		},
+		{
+			name:     "a fractional revision is not an integer",
+			data:     `{"revision":7.5}`,
+			problems: []report.Problem{{report.BadRevision, 1}},
+		},
+		{
+			name:     "actions that are not a list",
+			data:     `{"revision":7,"actions":{"type":"scale"}}`,
+			want:     report.Document{Revision: 7},
+			problems: []report.Problem{{report.BadActions, 1}},
+		},
+		{
+			name: "updatedAt is read into UTC whole seconds",
+			data: `{"updatedAt":"2026-07-06T14:00:00.900+02:00"}`,
+			want: report.Document{UpdatedAt: at},
+		},
+		{
+			name:     "updatedAt before year 0 in UTC is refused",
+			data:     `{"updatedAt":"0000-01-01T00:00:00+01:00"}`,
+			problems: []report.Problem{{report.BadUpdatedAt, 1}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problems := report.Decode(tc.data)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("document\n got %+v\nwant %+v", got, tc.want)
+			}
+			if !reflect.DeepEqual(problems, tc.problems) {
+				t.Errorf("problems\n got %v\nwant %v", problems, tc.problems)
+			}
+		})
+	}
+}
+
+func TestEncode_WritesTheAgreedShape(t *testing.T) {
+	got, err := report.Encode(report.Document{
+		Revision: 7, Holder: "actor-0_abc", UpdatedAt: at.In(time.FixedZone("CEST", 2*3600)).Add(900 * time.Millisecond),
+		Actions: []wire.Action{
+			{Type: "scale", Target: "pool-a", Status: "done", Detail: "replicas 2 to 3 <ok> & done", Revision: 7},
+			{Type: "heal", Target: "wrk-b", Status: "pending", Revision: 7},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"revision":7,"holder":"actor-0_abc","updatedAt":"2026-07-06T12:00:00Z","actions":[` +
+		`{"type":"scale","target":"pool-a","status":"done","detail":"replicas 2 to 3 <ok> & done","revision":7},` +
+		`{"type":"heal","target":"wrk-b","status":"pending","revision":7}]}`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestEncode_AppliesTheDecodeRules(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	var actions []wire.Action
+	for i := range 24 {
+		actions = append(actions, scale(fmt.Sprintf("pool-%02d", i), "done"))
+	}
+	actions = append([]wire.Action{
+		{Type: "restart", Target: "x", Status: "done"},
+		{Type: "scale", Target: "", Status: "done"},
+		{Type: "scale", Target: "pool-00", Status: "bogus"},
+		{Type: "heal", Target: long, Status: "failed", Detail: long, Revision: -3},
+	}, actions...)
+	actions = append(actions, scale("pool-00", "failed")) // a duplicate, and over the cap anyway
+
+	s, err := report.Encode(report.Document{Revision: 99_000_000, Holder: long, Actions: actions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, problems := report.Decode(s)
+	if problems != nil {
+		t.Fatalf("Encode wrote what Decode refuses: %v", problems)
+	}
+	want := report.Document{Revision: wire.MaxCount, Holder: long[:2*253], Actions: append(
+		[]wire.Action{{Type: "heal", Target: long[:2*253], Status: "failed", Detail: long[:2*256]}},
+		actions[4:23]...)}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+	if empty, _ := report.Encode(report.Document{}); empty != `{"revision":0,"holder":"","actions":[]}` {
+		t.Fatalf("empty document encodes as %s", empty)
+	}
+}
+
+// Every string at its cap and every character a six-byte \u00XX escape is
+// the largest document Encode can produce; it must still fit.
+func TestEncode_WorstCaseFitsMaxBytes(t *testing.T) {
+	esc := func(n int, tag rune) string { return string(tag) + strings.Repeat("\x01", n-1) }
+	d := report.Document{Revision: wire.MaxCount, Holder: esc(wire.MaxNameLen, 'h'), UpdatedAt: at}
+	for i := range wire.MaxActions {
+		d.Actions = append(d.Actions, wire.Action{
+			Type: wire.ActionUpgrade, Target: esc(wire.MaxNameLen, rune('a'+i)), Status: wire.StatusInProgress,
+			Detail: esc(wire.MaxNoteLen, 'd'), Revision: wire.MaxCount,
+		})
+	}
+	s, err := report.Encode(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) > report.MaxBytes || len(s) < 60_000 {
+		t.Fatalf("worst case is %d bytes; want just under %d", len(s), report.MaxBytes)
+	}
+	if got, problems := report.Decode(s); problems != nil || !reflect.DeepEqual(got, d) {
+		t.Fatalf("worst case does not round-trip: %v", problems)
+	}
+}
+
+func TestEncode_RefusesYearsRFC3339CannotHold(t *testing.T) {
+	if _, err := report.Encode(report.Document{UpdatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil {
+		t.Fatal("year 10000 encoded")
+	}
+}
+
+func TestDecode_RoundTripsEncode(t *testing.T) {
+	d := withActions(scale("pool-a", "done"),
+		wire.Action{Type: "upgrade", Target: "pool-b", Status: "in-progress", Detail: "kubelet v1.35.5 → v1.35.6", Revision: 7},
+		wire.Action{Type: "heal", Target: "wrk-😀", Status: "failed", Revision: 6})
+	s, err := report.Encode(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, problems := report.Decode(s)
+	if problems != nil || !reflect.DeepEqual(got, d) {
+		t.Fatalf("got %+v (%v), want %+v", got, problems, d)
+	}
+}

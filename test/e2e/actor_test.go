@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// machineWorld installs machine-controller's CRDs and runs the cluster
+// simulator for one test.
+func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
+	t.Helper()
+	var paths []string
+	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
+		paths = append(paths, suite.env.CRDPath(f))
+	}
+	crds, err := suite.env.InstallCRDs(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := clustersim.New(suite.env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sim.Run(ctx) }()
+	dyn, err := dynamic.NewForConfig(suite.env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mds := dyn.Resource(mdsGVR).Namespace("kube-system")
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		bg := context.Background()
+		_ = mds.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
+		machines := dyn.Resource(machinesGVR).Namespace("kube-system")
+		list, _ := machines.List(bg, metav1.ListOptions{})
+		for _, m := range list.Items { // no simulator runs now to drop finalizers
+			m.SetFinalizers(nil)
+			_, _ = machines.Update(bg, &m, metav1.UpdateOptions{})
+		}
+		_ = machines.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = suite.env.Client.CoreV1().Nodes().DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: clustersim.PoolLabel})
+		if err := suite.env.UninstallCRDs(crds); err != nil {
+			t.Error(err)
+		}
+	})
+	return sim, mds
+}
+
+// startActor runs the built actor binary under the kubehz-actor identity.
+func startActor(t *testing.T, sim *platformsim.Server, pod string) *kube.Process {
+	t.Helper()
+	tokenFile := filepath.Join(t.TempDir(), "agent-token")
+	writeToken(t, tokenFile, platformsim.DefaultToken)
+	p, err := kube.StartProcess(suite.actorBin, []string{
+		"CLUSTER_ID=" + clusterID,
+		"KUBEHZ_API_URL=" + sim.URL(),
+		"KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
+		"KUBECONFIG=" + suite.actorKubeconfig,
+		"KUBEHZ_DESIRED_POLL_SECONDS=1",
+		"KUBEHZ_LOG_LEVEL=debug",
+		"POD_NAME=" + pod,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		code, err := p.Stop(20 * time.Second)
+		if err != nil || code != 0 {
+			t.Errorf("actor %s did not stop cleanly (code %d, %v)", pod, code, err)
+		}
+		if strings.Contains(p.Output(), platformsim.DefaultToken) {
+			t.Errorf("actor output contains the agent token")
+		}
+		if t.Failed() {
+			t.Logf("actor %s output:\n%s", pod, tail(p.Output(), 6000))
+		}
+	})
+	return p
+}
+
+type desiredDoc struct {
+	Revision    int64          `json:"revision"`
+	WorkerPools []desiredPool  `json:"workerPools"`
+	Execution   map[string]any `json:"execution"`
+}
+
+type desiredPool struct {
+	Name            string `json:"name"`
+	MachineType     string `json:"machineType"`
+	DesiredReplicas int64  `json:"desiredReplicas"`
+}
+
+type action struct {
+	Type, Target, Status, Detail string
+	Revision                     int64
+}
+
+func actionsOf(b platformsim.Beat) []action {
+	var p struct {
+		Actions []action `json:"actions"`
+	}
+	_ = json.Unmarshal(b.Body, &p)
+	return p.Actions
+}
+
+func findAction(as []action, typ, target string) (action, bool) {
+	for _, a := range as {
+		if a.Type == typ && a.Target == target {
+			return a, true
+		}
+	}
+	return action{}, false
+}
+
+func replicasOf(t *testing.T, mds dynamic.ResourceInterface, name string) int64 {
+	t.Helper()
+	u, err := mds.Get(ctxT(t), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+	return n
+}
+
+func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
+	world, mds := machineWorld(t)
+	if err := world.CreatePool(ctxT(t), "pool-a", 2, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "pool-a converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
+
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 7, WorkerPools: []desiredPool{{Name: "pool-a", MachineType: "cpx31", DesiredReplicas: 3}},
+		Execution: map[string]any{"scaling": true}}, `"7-100"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-a")
+
+	waitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	waitUntil(t, "pool-a converges at 3", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
+	b := waitBeat(t, sim, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "scale", "pool-a")
+		return ok && a.Status == "done" && a.Revision == 7
+	})
+	a, _ := findAction(actionsOf(b), "scale", "pool-a")
+	if !strings.HasPrefix(a.Detail, "replicas 2 to 3") {
+		t.Errorf("done detail %q does not say replicas 2 to 3", a.Detail)
+	}
+	evs, err := suite.env.Client.CoreV1().Events("kube-system").List(ctxT(t), metav1.ListOptions{
+		FieldSelector: "involvedObject.name=pool-a,involvedObject.kind=MachineDeployment"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs.Items {
+		if e.Reason == "KubehzScaled" && strings.Contains(e.Message, "revision 7") && e.Type == corev1.EventTypeNormal {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no KubehzScaled Event naming revision 7 on the MachineDeployment; got %d events", len(evs.Items))
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
