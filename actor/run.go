@@ -53,6 +53,9 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 	if err != nil {
 		return err
 	}
+	// The identity in the User-Agent tells the two replicas apart in the
+	// apiserver's audit log, where both act as the same ServiceAccount.
+	restCfg.UserAgent = buildinfo.UserAgent() + " actor/" + identity
 	client, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)

@@ -80,6 +80,9 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string) *kube.Process
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if p.Killed() {
+			return
+		}
 		code, err := p.Stop(20 * time.Second)
 		if err != nil || code != 0 {
 			t.Errorf("actor %s did not stop cleanly (code %d, %v)", pod, code, err)

@@ -1,8 +1,14 @@
 package kube
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"time"
+
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -19,7 +25,31 @@ func (e *Env) InstallCRDs(files ...string) ([]*apiextensionsv1.CustomResourceDef
 // UninstallCRDs deletes the CRDs and waits until they are gone, so a test can
 // prove the observer copes with a CRD disappearing.
 func (e *Env) UninstallCRDs(crds []*apiextensionsv1.CustomResourceDefinition) error {
-	return envtest.UninstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: crds, MaxTime: time.Minute})
+	if err := envtest.UninstallCRDs(e.Config, envtest.CRDInstallOptions{CRDs: crds, MaxTime: time.Minute}); err != nil {
+		return err
+	}
+	// The delete returns while the CRD is still terminating (its objects
+	// are being removed); installing it again before it is gone would never
+	// be served. Wait until every CRD is really gone.
+	client, err := apiextensionsclient.NewForConfig(e.Config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, crd := range crds {
+		for {
+			_, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("CRD %s still present after a minute", crd.Name)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // StopEtcd stops this control plane's etcd, leaving the apiserver up, so its

@@ -30,10 +30,11 @@ func Build(root, pkg, out string, race bool) error {
 
 // Process is one running agent binary with its stderr captured.
 type Process struct {
-	cmd  *exec.Cmd
-	out  *lockedBuffer
-	done chan struct{}
-	err  error
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	done   chan struct{}
+	err    error
+	killed bool
 }
 
 // StartProcess runs bin with exactly env (nothing inherited but PATH and
@@ -108,9 +109,13 @@ func (p *Process) Stop(timeout time.Duration) (int, error) {
 
 // Kill ends the process at once, as a crash or an OOM kill would.
 func (p *Process) Kill() {
+	p.killed = true
 	_ = p.cmd.Process.Kill()
 	<-p.done
 }
+
+// Killed reports whether the test killed the process on purpose.
+func (p *Process) Killed() bool { return p.killed }
 
 // RSS is the process' resident set size in bytes, from /proc.
 func (p *Process) RSS() (int64, error) {

@@ -135,24 +135,35 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 		}
 	}
 	steps := scale.Plan(pools, byName, listErr, scale.Policy{MaxReplicas: e.MaxReplicas, Namespace: e.Namespace, Revision: doc.Revision})
+	// What this revision reported before the pass, to tell news from a
+	// repeat once the in-progress mark has passed through the store.
+	before := map[string]wire.Action{}
+	for _, a := range e.Store.Snapshot() {
+		if a.Type == wire.ActionScale {
+			before[a.Target] = a
+		}
+	}
+	// outcomes holds only the reports of steps that wrote or were queued:
+	// scale.Retry reads refusals from the plan, and they never retry.
 	outcomes := make([]wire.Action, 0, len(steps))
 	halted := false
 	for _, st := range steps {
-		if halted && st.Patch != nil {
+		if halted {
+			// §4.1 step 0: every later pool waits for the next poll.
 			a := scale.Queued(st.Action.Target, doc.Revision)
 			e.Store.Upsert(a)
 			outcomes = append(outcomes, a)
 			continue
 		}
-		changed := e.Store.Upsert(st.Action)
+		e.Store.Upsert(st.Action)
 		final, halt := st.Action, false
 		if st.Patch != nil {
 			final, halt = scale.Outcome(st, e.patch(ctx, st.Patch))
-			changed = e.Store.Upsert(final)
+			e.Store.Upsert(final)
+			outcomes = append(outcomes, final)
 		}
 		halted = halted || halt
-		outcomes = append(outcomes, final)
-		if changed {
+		if prev, ok := before[final.Target]; !ok || prev != final {
 			// Only a new outcome is news; a retry pass that repeats one
 			// would only flood the object's events.
 			e.event(ctx, records, final)

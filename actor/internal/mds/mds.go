@@ -26,9 +26,9 @@ import (
 // cluster.k8s.io, not cluster.x-k8s.io.
 var GVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
 
-// syncTimeout bounds the wait for a first list, so a missing CRD or RBAC
-// turns into a reported failure instead of a stuck pass.
-const syncTimeout = 30 * time.Second
+// defaultSyncTimeout bounds the wait for a first list, so a missing CRD or
+// RBAC turns into a reported failure instead of a stuck pass.
+const defaultSyncTimeout = 30 * time.Second
 
 // Record is what the decisions read from one MachineDeployment.
 type Record struct {
@@ -50,6 +50,10 @@ type Cache struct {
 	dyn       dynamic.Interface
 	namespace string
 	log       *slog.Logger
+	// syncTimeout is defaultSyncTimeout. It is a field, not the constant, so
+	// a test can see a refused list fail in 200 ms instead of 30 s without
+	// any package-level state to race on.
+	syncTimeout time.Duration
 
 	mu     sync.Mutex
 	store  cache.Store
@@ -60,7 +64,7 @@ type Cache struct {
 
 // New builds a stopped cache.
 func New(dyn dynamic.Interface, namespace string, log *slog.Logger) *Cache {
-	return &Cache{dyn: dyn, namespace: namespace, log: log}
+	return &Cache{dyn: dyn, namespace: namespace, log: log, syncTimeout: defaultSyncTimeout}
 }
 
 // Ensure starts the informer if needed and waits for its first list. base
@@ -72,10 +76,10 @@ func (c *Cache) Ensure(base, ctx context.Context) error {
 	}
 	ctrl := c.ctrl
 	c.mu.Unlock()
-	wait, cancel := context.WithTimeout(ctx, syncTimeout)
+	wait, cancel := context.WithTimeout(ctx, c.syncTimeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(wait.Done(), ctrl.HasSynced) {
-		return fmt.Errorf("MachineDeployments in %s not listed within %s (CRD or RBAC missing?)", c.namespace, syncTimeout)
+		return fmt.Errorf("MachineDeployments in %s not listed within %s (CRD or RBAC missing?)", c.namespace, c.syncTimeout)
 	}
 	return nil
 }
@@ -89,7 +93,10 @@ func (c *Cache) start(base context.Context) {
 		},
 	}
 	c.store, c.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: lw,
+		// The wrapper lets a client that cannot stream a watch list (the
+		// fake dynamic client of the unit tests) fall back to list and
+		// watch; the real client streams as before.
+		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, c.dyn),
 		ObjectType:    &unstructured.Unstructured{},
 		Transform:     transform,
 		Handler:       cache.ResourceEventHandlerFuncs{},

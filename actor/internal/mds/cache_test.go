@@ -1,0 +1,206 @@
+package mds
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+const testNamespace = "kube-system"
+
+func newFakeDynamic(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{GVR: "MachineDeploymentList"}, objects...)
+}
+
+func newCache(client *dynamicfake.FakeDynamicClient) *Cache {
+	return New(client, testNamespace, slog.New(slog.DiscardHandler))
+}
+
+// names returns the record names and their replica counts, -1 for unknown.
+func names(records map[string]*Record) map[string]int64 {
+	if records == nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for name, r := range records {
+		out[name] = -1
+		if r.Replicas != nil {
+			out[name] = *r.Replicas
+		}
+	}
+	return out
+}
+
+func equalCounts(a, b map[string]int64) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// eventually polls List until it holds want, failing the test after 10 s.
+func eventually(t *testing.T, c *Cache, want map[string]int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := names(c.List())
+		if equalCounts(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("List holds %v, want %v", got, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCache_EnsureListsThenFollowsTheWatch(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	client := newFakeDynamic(
+		machineDeployment(testNamespace, "pool-a", int64(2)),
+		machineDeployment(testNamespace, "pool-b", nil),
+		machineDeployment("elsewhere", "pool-c", int64(1)),
+	)
+	c := newCache(client)
+	if got := c.List(); got != nil {
+		t.Fatalf("List before Ensure = %v, want nil", got)
+	}
+	if err := c.Ensure(t.Context(), t.Context()); err != nil {
+		t.Fatalf("Ensure: %v", err)
+	}
+	// Synced: the first list is there at once, and only the MD namespace.
+	if got, want := names(c.List()), map[string]int64{"pool-a": 2, "pool-b": -1}; !equalCounts(got, want) {
+		t.Fatalf("List after Ensure holds %v, want %v", got, want)
+	}
+	if r := c.List()["pool-a"]; r.Namespace != testNamespace || r.Name != "pool-a" {
+		t.Errorf("record of pool-a is %+v, want it keyed by its namespace and name", r)
+	}
+
+	// A second Ensure reuses the running informer: still one list.
+	if err := c.Ensure(t.Context(), t.Context()); err != nil {
+		t.Fatalf("second Ensure: %v", err)
+	}
+	if n := countVerb(client, "list"); n != 1 {
+		t.Errorf("%d lists after two Ensures, want 1", n)
+	}
+
+	mds := client.Resource(GVR).Namespace(testNamespace)
+	if _, err := mds.Create(t.Context(), machineDeployment(testNamespace, "pool-d", int64(4)), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create pool-d: %v", err)
+	}
+	if err := mds.Delete(t.Context(), "pool-b", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete pool-b: %v", err)
+	}
+	eventually(t, c, map[string]int64{"pool-a": 2, "pool-d": 4})
+
+	c.Stop()
+	if got := c.List(); got != nil {
+		t.Errorf("List after Stop = %v, want nil", got)
+	}
+	goleak.VerifyNone(t, ignore)
+
+	// Ensure after Stop starts a fresh informer with a fresh list.
+	if err := c.Ensure(t.Context(), t.Context()); err != nil {
+		t.Fatalf("Ensure after Stop: %v", err)
+	}
+	if got, want := names(c.List()), map[string]int64{"pool-a": 2, "pool-d": 4}; !equalCounts(got, want) {
+		t.Errorf("List after a restart holds %v, want %v", got, want)
+	}
+	if n := countVerb(client, "list"); n != 2 {
+		t.Errorf("%d lists after a restart, want 2", n)
+	}
+	c.Stop()
+	c.Stop() // a second Stop is harmless
+	goleak.VerifyNone(t, ignore)
+}
+
+func TestCache_BaseContextBoundsTheInformer(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	c := newCache(newFakeDynamic(machineDeployment(testNamespace, "pool-a", int64(2))))
+	base, cancel := context.WithCancel(t.Context())
+	if err := c.Ensure(base, t.Context()); err != nil {
+		t.Fatalf("Ensure: %v", err)
+	}
+	cancel()
+	// Stop still returns once the informer has ended on its own.
+	c.Stop()
+	goleak.VerifyNone(t, ignore)
+}
+
+func TestCache_EnsureFailsWithinTheSyncTimeoutWhenListIsRefused(t *testing.T) {
+	client := newFakeDynamic()
+	client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(GVR.GroupResource(), "")
+	})
+	c := newCache(client)
+	c.syncTimeout = 200 * time.Millisecond
+	defer c.Stop()
+
+	start := time.Now()
+	err := c.Ensure(t.Context(), t.Context())
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatal("Ensure succeeded although every list is refused")
+	}
+	if !strings.Contains(err.Error(), testNamespace) || !strings.Contains(err.Error(), "200ms") {
+		t.Errorf("error %q should name the namespace and the timeout", err)
+	}
+	if elapsed < c.syncTimeout || elapsed > 5*time.Second {
+		t.Errorf("Ensure returned after %s, want about %s", elapsed, c.syncTimeout)
+	}
+	if c.List() == nil {
+		t.Error("the informer should keep trying until Stop; List returned nil")
+	}
+}
+
+func TestCache_EnsureReturnsWhenTheCallerGivesUp(t *testing.T) {
+	client := newFakeDynamic()
+	client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(GVR.GroupResource(), "", nil)
+	})
+	c := newCache(client)
+	defer c.Stop()
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := c.Ensure(t.Context(), ctx); err == nil {
+		t.Fatal("Ensure succeeded although every list is refused")
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("Ensure took %s after its caller's deadline of 100ms", elapsed)
+	}
+}
+
+func TestCache_StopBeforeEnsureIsHarmless(t *testing.T) {
+	c := newCache(newFakeDynamic())
+	c.Stop()
+	if got := c.List(); got != nil {
+		t.Errorf("List = %v, want nil", got)
+	}
+}
+
+func countVerb(client *dynamicfake.FakeDynamicClient, verb string) int {
+	n := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == verb && a.GetResource() == GVR {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,165 @@
+package mds
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+)
+
+// machineDeployment builds the object as the dynamic client decodes it from
+// JSON: nested maps, strings, and numbers as int64 or float64.
+func machineDeployment(namespace, name string, replicas any) *unstructured.Unstructured {
+	spec := map[string]any{}
+	if replicas != nil {
+		spec["replicas"] = replicas
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.k8s.io/v1alpha1",
+		"kind":       "MachineDeployment",
+		"metadata":   map[string]any{"namespace": namespace, "name": name},
+		"spec":       spec,
+	}}
+}
+
+func int64Ptr(n int64) *int64 { return &n }
+
+func TestTransform_ReadsWhatTheDecisionsNeed(t *testing.T) {
+	full := machineDeployment("kube-system", "pool-a", int64(3))
+	full.SetResourceVersion("417")
+	full.SetUID("0b6f5c1e-7d0a-4c53-9a51-3f0d3c1f9b2e")
+	full.SetLabels(map[string]string{"team": "infra"})
+	full.SetAnnotations(map[string]string{"cluster.k8s.io/cluster-api-autoscaler-node-group-min-size": "1"})
+	full.Object["spec"].(map[string]any)["template"] = map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"node-role.kubernetes.io/master": ""}},
+		"spec": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"pool": "pool-a"}},
+			"labels":   map[string]any{"zone": "fsn1"},
+		},
+	}
+	// A template label map of the wrong shape reads as absent rather than
+	// failing the whole object.
+	badTemplate := machineDeployment("kube-system", "pool-b", int64(1))
+	badTemplate.Object["spec"].(map[string]any)["template"] = map[string]any{
+		"metadata": map[string]any{"labels": "not a map"},
+	}
+
+	cases := []struct {
+		name string
+		in   *unstructured.Unstructured
+		want *Record
+	}{
+		{
+			name: "every field read",
+			in:   full,
+			want: &Record{
+				Namespace: "kube-system", Name: "pool-a", ResourceVersion: "417",
+				UID:                    "0b6f5c1e-7d0a-4c53-9a51-3f0d3c1f9b2e",
+				Replicas:               int64Ptr(3),
+				Labels:                 map[string]string{"team": "infra"},
+				Annotations:            map[string]string{"cluster.k8s.io/cluster-api-autoscaler-node-group-min-size": "1"},
+				TemplateLabels:         map[string]string{"node-role.kubernetes.io/master": ""},
+				TemplateSpecMetaLabels: map[string]string{"pool": "pool-a"},
+				TemplateSpecLabels:     map[string]string{"zone": "fsn1"},
+			},
+		},
+		{
+			name: "replicas as float64",
+			in:   machineDeployment("kube-system", "pool-a", float64(5)),
+			want: &Record{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(5)},
+		},
+		{
+			name: "replicas zero is known, not missing",
+			in:   machineDeployment("kube-system", "pool-a", int64(0)),
+			want: &Record{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(0)},
+		},
+		{
+			name: "missing replicas is unknown",
+			in:   machineDeployment("kube-system", "pool-a", nil),
+			want: &Record{Namespace: "kube-system", Name: "pool-a"},
+		},
+		{
+			name: "replicas of another type is unknown",
+			in:   machineDeployment("kube-system", "pool-a", "3"),
+			want: &Record{Namespace: "kube-system", Name: "pool-a"},
+		},
+		{
+			name: "a template label map of the wrong shape is absent",
+			in:   badTemplate,
+			want: &Record{Namespace: "kube-system", Name: "pool-b", Replicas: int64Ptr(1)},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := transform(tc.in)
+			if err != nil {
+				t.Fatalf("transform: %v", err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("record:\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTransform_IsIdempotent(t *testing.T) {
+	once, err := transform(machineDeployment("kube-system", "pool-a", int64(2)))
+	if err != nil {
+		t.Fatalf("first transform: %v", err)
+	}
+	twice, err := transform(once)
+	if err != nil {
+		t.Fatalf("second transform: %v", err)
+	}
+	if twice != once {
+		t.Errorf("a record transformed again became %+v, want the same record %+v", twice, once)
+	}
+}
+
+func TestTransform_RewrapsTombstones(t *testing.T) {
+	record, err := transform(machineDeployment("kube-system", "pool-a", int64(2)))
+	if err != nil {
+		t.Fatalf("transform: %v", err)
+	}
+	cases := []struct {
+		name    string
+		in      any
+		want    any
+		wantErr error
+	}{
+		{
+			name: "a tombstone of an object holds its record",
+			in:   cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: machineDeployment("kube-system", "pool-a", int64(2))},
+			want: cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: record},
+		},
+		{
+			name: "a tombstone of a record is kept",
+			in:   cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: record},
+			want: cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: record},
+		},
+		{
+			name: "an empty tombstone is kept",
+			in:   cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a"},
+			want: cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a"},
+		},
+		{
+			name:    "a tombstone of something else is refused",
+			in:      cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: "pool-a"},
+			wantErr: errShape,
+		},
+		{name: "something else is refused", in: 42, wantErr: errShape},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := transform(tc.in)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("transformed:\n got %#v\nwant %#v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,238 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
+	world, mds := machineWorld(t)
+	pools := []struct {
+		name string
+		opts clustersim.PoolOptions
+	}{
+		{"prod-cp-1", clustersim.PoolOptions{}},
+		{"pool-as", clustersim.PoolOptions{Annotations: map[string]string{"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "5"}}},
+		{"pool-big", clustersim.PoolOptions{}},
+		{"pool-label", clustersim.PoolOptions{Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""}}},
+		{"untouched", clustersim.PoolOptions{}},
+	}
+	for _, p := range pools {
+		if err := world.CreatePool(ctxT(t), p.name, 1, p.opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 8, Execution: map[string]any{"scaling": true}, WorkerPools: []desiredPool{
+		{Name: "prod-cp-1", DesiredReplicas: 2}, {Name: "pool-as", DesiredReplicas: 2}, {Name: "pool-big", DesiredReplicas: 51},
+		{Name: "pool-label", DesiredReplicas: 2}, {Name: "ghost", DesiredReplicas: 2}, {Name: "Not A Name!", DesiredReplicas: 2},
+	}}, `"8-100"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-refuse")
+
+	want := map[string]string{
+		"prod-cp-1": "control-plane", "pool-as": "cluster-autoscaler", "pool-big": "KUBEHZ_MAX_REPLICAS",
+		"pool-label": "control-plane", "ghost": "no MachineDeployment", "Not A Name!": "invalid pool name",
+	}
+	b := waitBeat(t, sim, func(b platformsim.Beat) bool { return len(actionsOf(b)) == len(want) })
+	for _, a := range actionsOf(b) {
+		if a.Status != "failed" || !strings.Contains(a.Detail, want[a.Target]) || a.Revision != 8 {
+			t.Errorf("%s: %s %q, want failed mentioning %q", a.Target, a.Status, a.Detail, want[a.Target])
+		}
+	}
+	for _, p := range pools {
+		if n := replicasOf(t, mds, p.name); n != 1 {
+			t.Errorf("%s was changed to %d replicas", p.name, n)
+		}
+	}
+	for _, e := range actorRequests(t, time.Time{}) {
+		if e.Verb == "patch" && e.resource() == "machinedeployments" {
+			t.Errorf("the actor patched MachineDeployment %s", e.ObjectRef.Name)
+		}
+	}
+}
+
+func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
+	world, mds := machineWorld(t)
+	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 3, Execution: map[string]any{"scaling": false, "upgrades": false, "healing": false},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 4}}}, `"3-000"`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	startObserver(t, sim)
+	startActor(t, sim, "actor-off")
+	// Several polls at 1 s.
+	ctx, cancel := context.WithTimeout(context.Background(), beatWait)
+	defer cancel()
+	for n := 0; n < 4; n++ {
+		seq := sim.Seq()
+		if _, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool { return r.Seq > seq && r.Endpoint == platformsim.EndpointDesired }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := waitBeat(t, sim, after(sim.Seq(), nil))
+	if _, ok := b.Payload["actions"]; ok {
+		t.Errorf("a beat carries actions while nothing is authorized")
+	}
+	if n := replicasOf(t, mds, "pool-a"); n != 1 {
+		t.Errorf("pool-a changed to %d", n)
+	}
+	for _, e := range actorRequests(t, start) {
+		if r := e.resource(); r == "machinedeployments" || r == "machines" {
+			t.Errorf("with every flag off the actor sent %s %s", e.Verb, r)
+		}
+	}
+}
+
+// TestActor_KillSwitch deletes the actor Deployment while the actor leads:
+// no write from its identity may follow two seconds later, and the next beat
+// carries no actions key.
+func TestActor_KillSwitch(t *testing.T) {
+	world, mds := machineWorld(t)
+	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 11, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 2}}}, `"11-100"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-kill")
+	waitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	waitBeat(t, sim, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "scale", "pool-a")
+		return ok && a.Status == "done"
+	})
+
+	deployments := suite.env.Client.AppsV1().Deployments("kubehz-system")
+	t.Cleanup(func() { restoreActorDeployment(t) })
+	deleted := time.Now()
+	if err := deployments.Delete(ctxT(t), "actor", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seq := sim.Seq()
+	b := waitBeat(t, sim, after(seq, nil))
+	if _, ok := b.Payload["actions"]; ok {
+		b = waitBeat(t, sim, after(b.Seq, nil)) // one beat may have been built before the release
+		if _, ok := b.Payload["actions"]; ok {
+			t.Errorf("beats still carry actions after the kill switch")
+		}
+	}
+	time.Sleep(4 * time.Second) // the actor keeps polling meanwhile: it must not act
+	late := 0
+	for _, e := range actorRequests(t, deleted.Add(2*time.Second)) {
+		if mutating[e.Verb] {
+			late++
+			t.Errorf("%s %s/%s at %s, %s after the delete", e.Verb, e.resource(), e.ObjectRef.Name,
+				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(deleted))
+		}
+	}
+	t.Logf("mutating requests from the actor later than 2 s after the delete: %d", late)
+}
+
+func restoreActorDeployment(t *testing.T) {
+	objs, err := kube.Render(filepath.Join(suite.env.Root, "deploy", "actor"))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The delete may still be finishing; a new object needs the name free.
+	for ctx.Err() == nil {
+		if _, err := suite.env.Client.AppsV1().Deployments("kubehz-system").Get(ctx, "actor", metav1.GetOptions{}); err != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" && o.GetName() == "actor" {
+			if err := suite.env.Apply(ctx, []*unstructured.Unstructured{o}); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// TestActor_FailoverFinishesTheWork kills the leading actor process: the
+// standby takes over within the lease duration and completes the revision,
+// and no write of the two processes falls in the other's term.
+func TestActor_FailoverFinishesTheWork(t *testing.T) {
+	world, mds := machineWorld(t)
+	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 20, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 2}}}, `"20-100"`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	a := startActor(t, sim, "actor-one")
+	b := startActor(t, sim, "actor-two")
+	waitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+
+	leader, standby := a, b
+	if lease, err := suite.env.Client.CoordinationV1().Leases("kubehz-system").Get(ctxT(t), "kubehz-actor", metav1.GetOptions{}); err == nil &&
+		lease.Spec.HolderIdentity != nil && strings.HasPrefix(*lease.Spec.HolderIdentity, "actor-two") {
+		leader, standby = b, a
+	}
+	leader.Kill() // a crash: no release
+	killed := time.Now()
+	if err := sim.SetDesired(desiredDoc{Revision: 21, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"21-100"`); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	took := time.Since(killed)
+	t.Logf("standby finished the work %s after the leader was killed", took.Truncate(time.Millisecond))
+	if took > 15*time.Second+2*time.Second+5*time.Second {
+		t.Errorf("takeover took %s; the lease lasts 15 s", took)
+	}
+	_ = standby
+
+	// Writes per process, in time order: the two sets must not interleave.
+	last := map[string]time.Time{}
+	first := map[string]time.Time{}
+	for _, e := range actorRequests(t, start) {
+		if !mutating[e.Verb] || e.resource() == "leases" {
+			continue
+		}
+		id := e.process()
+		if _, ok := first[id]; !ok {
+			first[id] = e.RequestReceived
+		}
+		last[id] = e.RequestReceived
+	}
+	if len(first) != 2 {
+		t.Fatalf("want writes from two processes, saw %v", first)
+	}
+	var ids []string
+	for id := range first {
+		ids = append(ids, id)
+	}
+	x, y := ids[0], ids[1]
+	if first[y].Before(first[x]) {
+		x, y = y, x
+	}
+	if !last[x].Before(first[y]) {
+		t.Errorf("writes overlap: %s wrote until %s, %s from %s", x, last[x], y, first[y])
+	}
+}
