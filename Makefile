@@ -8,10 +8,11 @@ ASSETS = $(shell hack/controlplane.sh)
 
 .PHONY: build test bench demo lint verify controlplane
 
-## build: the static observer binary into bin/ (the actor joins with its issue)
+## build: static observer and actor binaries into bin/
 build:
 	mkdir -p bin
 	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/observer ./observer
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/actor ./actor
 
 ## controlplane: build (or find cached) kube-apiserver and etcd for the tests
 controlplane:

@@ -27,13 +27,19 @@ func root(t *testing.T) string {
 	return r
 }
 
-// TestObserverBinary_IsStatic builds the observer exactly as the Dockerfile
+// TestBinaries_AreStatic builds each binary exactly as its Dockerfile
 // does and checks the ELF has no interpreter and no shared libraries, so it
 // runs on distroless static.
-func TestObserverBinary_IsStatic(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "observer")
+func TestBinaries_AreStatic(t *testing.T) {
+	for _, bin := range []string{"observer", "actor"} {
+		t.Run(bin, func(t *testing.T) { checkStatic(t, bin) })
+	}
+}
+
+func checkStatic(t *testing.T, bin string) {
+	out := filepath.Join(t.TempDir(), bin)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X kubehz.dev/agent/shared/buildinfo.Version=test", "-o", out, ".")
-	cmd.Dir = filepath.Join(root(t), "observer")
+	cmd.Dir = filepath.Join(root(t), bin)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build as the Dockerfile does: %v\n%s", err, b)
@@ -84,8 +90,17 @@ func TestDockerfiles_PinnedNonRootStatic(t *testing.T) {
 	}
 }
 
-func TestObserverManifests_RestrictedAndLabelled(t *testing.T) {
-	objs, err := kube.Render(filepath.Join(root(t), "deploy", "observer"))
+func TestManifests_RestrictedAndLabelled(t *testing.T) {
+	for _, tc := range []struct{ dir, deployment, sa string }{
+		{"observer", "observer", "kubehz-observer"},
+		{"actor", "actor", "kubehz-actor"},
+	} {
+		t.Run(tc.dir, func(t *testing.T) { checkManifests(t, tc.dir, tc.deployment, tc.sa) })
+	}
+}
+
+func checkManifests(t *testing.T, dir, name, sa string) {
+	objs, err := kube.Render(filepath.Join(root(t), "deploy", dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +109,7 @@ func TestObserverManifests_RestrictedAndLabelled(t *testing.T) {
 		if o.GetLabels()["app.kubernetes.io/part-of"] != "kubehz" {
 			t.Errorf("%s %s lacks app.kubernetes.io/part-of: kubehz", o.GetKind(), o.GetName())
 		}
-		if o.GetKind() == "Deployment" {
+		if o.GetKind() == "Deployment" && o.GetName() == name {
 			deploy = &appsv1.Deployment{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, deploy); err != nil {
 				t.Fatal(err)
@@ -104,11 +119,18 @@ func TestObserverManifests_RestrictedAndLabelled(t *testing.T) {
 	if deploy == nil {
 		t.Fatal("no Deployment rendered")
 	}
-	if deploy.Name != "observer" || deploy.Namespace != "kubehz-system" || *deploy.Spec.Replicas != 1 || deploy.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
-		t.Errorf("want kubehz-system/observer, 1 replica, Recreate; got %s/%s", deploy.Namespace, deploy.Name)
+	switch name {
+	case "observer":
+		if deploy.Namespace != "kubehz-system" || *deploy.Spec.Replicas != 1 || deploy.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+			t.Errorf("want kubehz-system/observer, 1 replica, Recreate; got %s/%s", deploy.Namespace, deploy.Name)
+		}
+	case "actor":
+		if deploy.Namespace != "kubehz-system" || *deploy.Spec.Replicas != 2 {
+			t.Errorf("want kubehz-system/actor with 2 replicas (a leader and a standby)")
+		}
 	}
 	pod := deploy.Spec.Template.Spec
-	if pod.ServiceAccountName != "kubehz-observer" {
+	if pod.ServiceAccountName != sa {
 		t.Errorf("serviceAccountName %q", pod.ServiceAccountName)
 	}
 	if psc := pod.SecurityContext; psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.SeccompProfile == nil || psc.SeccompProfile.Type != "RuntimeDefault" {

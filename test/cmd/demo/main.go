@@ -42,14 +42,18 @@ func run(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 
-	say("Applying deploy/observer (namespace, ServiceAccount, read-only RBAC, Deployment)")
+	say("Applying deploy/actor: the observer and the actor, with their ServiceAccounts and RBAC")
 	setup, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := env.ApplyKustomization(setup, filepath.Join(env.Root, "deploy", "observer")); err != nil {
+	if _, err := env.ApplyKustomization(setup, filepath.Join(env.Root, "deploy", "actor")); err != nil {
 		return err
 	}
 	kubeconfig := filepath.Join(dir, "observer.kubeconfig")
 	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-observer", kubeconfig); err != nil {
+		return err
+	}
+	actorKubeconfig := filepath.Join(dir, "actor.kubeconfig")
+	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-actor", actorKubeconfig); err != nil {
 		return err
 	}
 	say("Creating a small simulated cluster: 1 control-plane node, 3 workers, a shop with pods")
@@ -57,8 +61,17 @@ func run(ctx context.Context) error {
 	if err := c.seed(setup); err != nil {
 		return err
 	}
+	say("Starting the machine-controller simulator with pool workers-a (2 machines)")
+	stopWorld, err := startMachines(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer stopWorld()
 
 	sim := platformsim.New(platformsim.Options{OnRequest: printBeat})
+	if err := sim.SetDesired(desiredDoc(1, 2), `"1-100"`); err != nil {
+		return err
+	}
 	url, err := sim.Start()
 	if err != nil {
 		return err
@@ -67,8 +80,12 @@ func run(ctx context.Context) error {
 	say("Platform simulator listening on %s", url)
 
 	bin := filepath.Join(dir, "observer")
-	say("Building the observer")
+	say("Building the observer and the actor")
 	if err := kube.Build(env.Root, "./observer", bin, false); err != nil {
+		return err
+	}
+	actorBin := filepath.Join(dir, "actor")
+	if err := kube.Build(env.Root, "./actor", actorBin, false); err != nil {
 		return err
 	}
 	tokenFile := filepath.Join(dir, "agent-token")
@@ -97,9 +114,15 @@ func run(ctx context.Context) error {
 		return err
 	}
 	say("Observer running as system:serviceaccount:kubehz-system:kubehz-observer (logs: %s)", logPath)
+	actors, err := startActors(env.Root, actorBin, url, tokenFile, actorKubeconfig)
+	if err != nil {
+		return err
+	}
+	defer stopActors(actors)
+	say("Two actor replicas running as system:serviceaccount:kubehz-system:kubehz-actor; one leads (logs: .demo/actor-*.log)")
 	say("Every beat the platform accepts is printed below. Ctrl-C to stop.")
 
-	c.story(ctx, obs)
+	c.story(ctx, obs, sim)
 
 	say("Stopping the observer")
 	code, stopErr := obs.Stop(15 * time.Second)

@@ -100,7 +100,7 @@ func (c *cluster) warning(ctx context.Context, ns, object, reason, message strin
 
 // story changes the cluster every so often, so the beats have something to
 // show, and reports the observer's memory; it returns on Ctrl-C.
-func (c *cluster) story(ctx context.Context, obs *kube.Process) {
+func (c *cluster) story(ctx context.Context, obs *kube.Process, sim *platformsim.Server) {
 	steps := []struct {
 		say string
 		do  func(context.Context) error
@@ -114,6 +114,9 @@ func (c *cluster) story(ctx context.Context, obs *kube.Process) {
 			return c.warning(ctx, "shop", "batch-1", "Failed", "Failed to pull image")
 		}},
 		{"worker-2 recovers: Ready", func(ctx context.Context) error { return c.setReady(ctx, "worker-2", corev1.ConditionTrue) }},
+		{"the platform asks for 3 machines in workers-a (desired revision 2); the leading actor scales it", func(context.Context) error {
+			return sim.SetDesired(desiredDoc(2, 3), `"2-100"`)
+		}},
 	}
 	tick := time.NewTicker(15 * time.Second)
 	defer tick.Stop()
@@ -157,6 +160,10 @@ func printBeat(r platformsim.Request) {
 		}
 		Workloads struct{ Pods map[string]int }
 		Events    []struct{ Reason, Kind string }
+		Actions   []struct {
+			Type, Target, Status string
+			Revision             int64
+		}
 	}
 	if json.Unmarshal(r.Body, &p) != nil {
 		return
@@ -166,7 +173,11 @@ func printBeat(r platformsim.Request) {
 		nodes += fmt.Sprintf(" %s=%s", n.Name, n.Status)
 	}
 	pods := p.Workloads.Pods
-	say("platform: beat #%d  k8s %s  nodes[%s ]  pods %d (running %d, pending %d, succeeded %d, failed %d)  warnings %d  %d B",
+	actions := ""
+	for _, a := range p.Actions {
+		actions += fmt.Sprintf(" {%s %s %s rev %d}", a.Type, a.Target, a.Status, a.Revision)
+	}
+	say("platform: beat #%d  k8s %s  nodes[%s ]  pods %d (running %d, pending %d, succeeded %d, failed %d)  warnings %d  actions[%s ]  %d B",
 		r.Seq, p.Kubernetes.Version, nodes, pods["total"], pods["running"], pods["pending"], pods["succeeded"], pods["failed"],
-		len(p.Events), len(r.Body))
+		len(p.Events), actions, len(r.Body))
 }
