@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,6 +92,55 @@ func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 // subresource the apiserver serves, so a write slipped in through a new
 // rule on any resource fails here, not only on the ones listed above.
 func TestObserverRBAC_NoWriteOnAnyServedResource(t *testing.T) {
+	writesOnlyOn(t, "kubehz-observer", map[string]bool{"patch lok8s.dev/clusterinventories/status in \"\"": true})
+}
+
+// TestActorRBAC_WritesOnlyWhatItNeeds is the same walk for the actor: the
+// only writes are its Lease, its reports ConfigMap, Events in the MD
+// namespace, and patch on MachineDeployments there.
+func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
+	writesOnlyOn(t, "kubehz-actor", map[string]bool{
+		"patch cluster.k8s.io/machinedeployments in \"kube-system\"": true,
+		"create /events in \"kube-system\"":                          true,
+		"create /configmaps in \"kubehz-system\"":                    true,
+		"create coordination.k8s.io/leases in \"kubehz-system\"":     true,
+	})
+	named := []struct {
+		verb, group, resource, name string
+		want                        bool
+	}{
+		{"update", "coordination.k8s.io", "leases", "kubehz-actor", true},
+		{"update", "coordination.k8s.io", "leases", "other", false},
+		{"update", "", "configmaps", "kubehz-actions", true},
+		{"update", "", "configmaps", "kubehz-agent-config", false},
+		{"watch", "apps", "deployments", "actor", true},
+		{"watch", "apps", "deployments", "observer", false},
+		{"get", "", "secrets", "kubehz-agent", true},
+		{"list", "", "secrets", "", false},
+	}
+	for _, n := range named {
+		got, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", res(n.verb, n.group, n.resource, "", "kubehz-system", n.name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != n.want {
+			t.Errorf("%s %s/%s %q: allowed=%v, want %v", n.verb, n.group, n.resource, n.name, got, n.want)
+		}
+	}
+	for _, r := range []string{"machines", "machinedeployments"} {
+		for _, verb := range []string{"delete", "create", "update"} {
+			if ok, _ := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", res(verb, "cluster.k8s.io", r, "", "kube-system", "x"), nil); ok {
+				t.Errorf("the actor may %s %s; scaling only patches", verb, r)
+			}
+		}
+	}
+}
+
+// writesOnlyOn checks, by SubjectAccessReview over every served resource,
+// that the ServiceAccount can write nothing but the allowed accesses
+// (written "verb group/resource[/sub] in \"namespace\"").
+func writesOnlyOn(t *testing.T, sa string, allowed map[string]bool) {
+	t.Helper()
 	lists, err := suite.env.Client.Discovery().ServerPreferredResources()
 	if err != nil {
 		t.Fatal(err)
@@ -115,23 +165,20 @@ func TestObserverRBAC_NoWriteOnAnyServedResource(t *testing.T) {
 			}
 			for _, ns := range namespaces {
 				for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
-					if verb == "patch" && gv.Group == "lok8s.dev" && resource == "clusterinventories" && sub == "status" {
-						continue // the observer's one write
-					}
-					ok, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-observer",
-						res(verb, gv.Group, resource, sub, ns, ""), nil)
+					key := fmt.Sprintf("%s %s/%s in %q", verb, gv.Group, r.Name, ns)
+					ok, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", sa, res(verb, gv.Group, resource, sub, ns, ""), nil)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if ok {
-						t.Errorf("may %s %s/%s in %q", verb, gv.Group, r.Name, ns)
+					if ok && !allowed[key] {
+						t.Errorf("%s may %s", sa, key)
 					}
 					checked++
 				}
 			}
 		}
 	}
-	t.Logf("%d write accesses checked, all denied", checked)
+	t.Logf("%d write accesses checked for %s", checked, sa)
 }
 
 func res(verb, group, resource, sub, ns, name string) *authorizationv1.ResourceAttributes {
