@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -25,13 +24,8 @@ func main() {
 // for any other failure (a lost lease among them: the process restarts as a
 // standby), 0 for a clean stop.
 func exitCode(err error) int {
-	if err == nil {
-		return 0
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "actor: %v\n", err)
 	}
-	fmt.Fprintf(os.Stderr, "actor: %v\n", err)
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
-		return 2
-	}
-	return 1
+	return config.ExitCode(err)
 }

@@ -65,14 +65,8 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 		return fmt.Errorf("dynamic client: %w", err)
 	}
 	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
-	if _, err := tokens.Token(ctx); err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case errors.Is(err, token.ErrMalformed):
-			return &config.Error{Problems: []config.Problem{{Var: "agent token", Reason: err.Error()}}}
-		}
-		return fmt.Errorf("resolve the agent token: %w", err)
+	if err := config.CheckToken(ctx, tokens); err != nil || ctx.Err() != nil {
+		return err
 	}
 	plat, err := platform.New(platform.Options{
 		BaseURL: cfg.APIURL, ClusterID: cfg.ClusterID, Credentials: tokens,

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -23,15 +22,8 @@ func main() {
 // exitCode maps run's error: 2 for bad configuration (nothing was sent), 1
 // for any other failure, 0 for a clean stop.
 func exitCode(err error) int {
-	if err == nil {
-		return 0
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "observer: %v\n", err)
 	}
-	// A *config.Error already reads "invalid configuration: ..." and lists
-	// each bad variable on a line of its own.
-	fmt.Fprintf(os.Stderr, "observer: %v\n", err)
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
-		return 2
-	}
-	return 1
+	return config.ExitCode(err)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -50,16 +49,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 	}
 
 	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
-	if _, err := tokens.Token(ctx); err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil // stopped while the Secret was being read
-		case errors.Is(err, token.ErrMalformed):
-			// A token that is there but wrong is bad configuration, like a
-			// malformed KUBEHZ_AGENT_TOKEN: exit 2, nothing sent.
-			return &config.Error{Problems: []config.Problem{{Var: "agent token", Reason: err.Error()}}}
-		}
-		return fmt.Errorf("resolve the agent token: %w", err)
+	if err := config.CheckToken(ctx, tokens); err != nil || ctx.Err() != nil {
+		return err
 	}
 	plat, err := platform.New(platform.Options{
 		BaseURL: cfg.APIURL, ClusterID: cfg.ClusterID, Credentials: tokens,
