@@ -39,9 +39,39 @@ type Document struct {
 // problems (bad name, bad replicas) are the executor's to report, not a
 // reason to reject the document.
 type Pool struct {
-	Name            string `json:"name"`
-	MachineType     string `json:"machineType"` // informational; never used for acting
-	DesiredReplicas int    `json:"desiredReplicas"`
+	Name        string `json:"name"`
+	MachineType string `json:"machineType"` // informational; never used for acting
+	// DesiredReplicas is nil when the key is missing, null or not an
+	// integer: a plain int would read those as 0 and scale the pool away.
+	DesiredReplicas *int64 `json:"-"`
+}
+
+// UnmarshalJSON reads desiredReplicas tolerantly: a malformed count is the
+// pool's problem (reported for that pool), never the whole document's.
+func (p *Pool) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Name            string          `json:"name"`
+		MachineType     string          `json:"machineType"`
+		DesiredReplicas json.RawMessage `json:"desiredReplicas"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	p.Name, p.MachineType, p.DesiredReplicas = raw.Name, raw.MachineType, nil
+	var n int64
+	if len(raw.DesiredReplicas) > 0 && string(raw.DesiredReplicas) != "null" && json.Unmarshal(raw.DesiredReplicas, &n) == nil {
+		p.DesiredReplicas = &n
+	}
+	return nil
+}
+
+// MarshalJSON writes the document's shape back (tests and the simulator).
+func (p Pool) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name            string `json:"name"`
+		MachineType     string `json:"machineType"`
+		DesiredReplicas *int64 `json:"desiredReplicas"`
+	}{p.Name, p.MachineType, p.DesiredReplicas})
 }
 
 // Execution is the server's authorization, per capability. A missing key is

@@ -32,7 +32,7 @@ func TestDecode_ReadsTheDocument(t *testing.T) {
 			want: desired.Document{
 				Revision:          12,
 				KubernetesVersion: ptr("v1.35.6"),
-				WorkerPools:       []desired.Pool{{Name: "workers-a", MachineType: "cpx31", DesiredReplicas: 3}},
+				WorkerPools:       []desired.Pool{{Name: "workers-a", MachineType: "cpx31", DesiredReplicas: i64(3)}},
 				Execution:         desired.Execution{Scaling: true, Healing: true},
 				Healing: desired.Healing{Enabled: true, MaxUnhealthy: 1, NodeStartupTimeoutSeconds: 600,
 					UnhealthyAfterSeconds: 300, CooldownSeconds: 900},
@@ -64,7 +64,7 @@ func TestDecode_ReadsTheDocument(t *testing.T) {
 		{
 			name: "per-pool nonsense is not a document error",
 			body: `{"revision":1,"workerPools":[{"name":"Bad_Name","desiredReplicas":-4},{"desiredReplicas":100000}]}`,
-			want: desired.Document{Revision: 1, WorkerPools: []desired.Pool{{Name: "Bad_Name", DesiredReplicas: -4}, {DesiredReplicas: 100000}}},
+			want: desired.Document{Revision: 1, WorkerPools: []desired.Pool{{Name: "Bad_Name", DesiredReplicas: i64(-4)}, {DesiredReplicas: i64(100000)}}},
 		},
 	}
 	for _, tc := range cases {
@@ -180,5 +180,23 @@ func TestDocument_LogValueSaysWhatIsAuthorized(t *testing.T) {
 		`"maxUnhealthy":1,"unhealthyAfterSeconds":300,"cooldownSeconds":900}`
 	if !strings.Contains(b.String(), want) {
 		t.Fatalf("logged %s\nwant %s", b.String(), want)
+	}
+}
+
+func i64(n int64) *int64 { return &n }
+
+func TestDecode_MissingOrMalformedReplicasIsThePoolsProblemNotZero(t *testing.T) {
+	body := []byte(`{"revision":5,"workerPools":[{"name":"a"},{"name":"b","desiredReplicas":null},{"name":"c","desiredReplicas":"3"},{"name":"d","desiredReplicas":2.5},{"name":"e","desiredReplicas":0}],"execution":{"scaling":true}}`)
+	doc, err := desired.Decode(body)
+	if err != nil {
+		t.Fatalf("a malformed pool count rejected the whole document: %v", err)
+	}
+	for _, p := range doc.WorkerPools[:4] {
+		if p.DesiredReplicas != nil {
+			t.Errorf("pool %s: desiredReplicas %d, want unknown (nil), never a guessed 0", p.Name, *p.DesiredReplicas)
+		}
+	}
+	if e := doc.WorkerPools[4].DesiredReplicas; e == nil || *e != 0 {
+		t.Errorf("an explicit 0 must stay 0")
 	}
 }

@@ -111,7 +111,11 @@ func (e *Executor) publish(ctx context.Context, rev int64) {
 func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	pools := make([]scale.Pool, 0, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
-		pools = append(pools, scale.Pool{Name: p.Name, DesiredReplicas: int64(p.DesiredReplicas)})
+		sp := scale.Pool{Name: p.Name, Unknown: p.DesiredReplicas == nil}
+		if p.DesiredReplicas != nil {
+			sp.DesiredReplicas = *p.DesiredReplicas
+		}
+		pools = append(pools, sp)
 	}
 	if len(pools) == 0 {
 		return false

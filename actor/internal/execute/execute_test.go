@@ -53,7 +53,8 @@ func scaling(rev int64, pools ...desired.Pool) desired.Document {
 }
 
 func pool(name string, replicas int) desired.Pool {
-	return desired.Pool{Name: name, MachineType: "cpx31", DesiredReplicas: replicas}
+	n := int64(replicas)
+	return desired.Pool{Name: name, MachineType: "cpx31", DesiredReplicas: &n}
 }
 
 // seed leaves the store as a scaling pass of revision rev left it.

@@ -40,6 +40,9 @@ type MD struct {
 type Pool struct {
 	Name            string
 	DesiredReplicas int64
+	// Unknown marks a desiredReplicas that was missing, null or not an
+	// integer: the pool is refused, never scaled to a guessed count.
+	Unknown bool
 }
 
 // Policy is what the pass acts under.
@@ -122,6 +125,9 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 	if key := AutoscalerKey(md.Annotations); key != "" {
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q is managed by cluster-autoscaler (annotation %s)", md.Name, key))
+	}
+	if pool.Unknown {
+		return report(wire.StatusFailed, "desiredReplicas is missing or not an integer; refusing to guess a count")
 	}
 	want := pool.DesiredReplicas
 	if want < 0 || want > p.MaxReplicas {

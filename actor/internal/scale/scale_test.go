@@ -31,7 +31,7 @@ func TestScale_Pass(t *testing.T) {
 	}{
 		{
 			name:  "43 2 to 3 patches once and is done at revision 7",
-			pools: []Pool{{"pool-a", 3}},
+			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 2), worker("other-md", 1)),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles)},
 			wantPatches: []Patch{
@@ -41,14 +41,14 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:     "44 already at the desired count is done with no patch",
-			pools:    []Pool{{"pool-a", 3}},
+			pools:    []Pool{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:      mdsOf(worker("pool-a", 3)),
 			want:     []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
 			keywords: map[string][]string{"pool-a": {"already at 3 replicas"}},
 		},
 		{
 			name:  "45 51 and -1 fail naming KUBEHZ_MAX_REPLICAS and never clamp",
-			pools: []Pool{{"pool-big", 51}, {"pool-neg", -1}},
+			pools: []Pool{{Name: "pool-big", DesiredReplicas: 51}, {Name: "pool-neg", DesiredReplicas: -1}},
 			mds:   mdsOf(worker("pool-big", 2), worker("pool-neg", 2)),
 			want: []wire.Action{
 				report("pool-big", wire.StatusFailed, "desired replicas 51 is outside 0..50 (KUBEHZ_MAX_REPLICAS); refusing, not clamping"),
@@ -61,7 +61,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "45 boundaries 0 and max are in range",
-			pools: []Pool{{"pool-max", 50}, {"pool-zero", 0}},
+			pools: []Pool{{Name: "pool-max", DesiredReplicas: 50}, {Name: "pool-zero", DesiredReplicas: 0}},
 			mds:   mdsOf(worker("pool-max", 2), worker("pool-zero", 2)),
 			want: []wire.Action{
 				report("pool-max", wire.StatusDone, "replicas 2 to 50"+reconciles),
@@ -74,7 +74,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "46 an unmatched pool fails without blocking the other",
-			pools: []Pool{{"pool-x", 2}, {"pool-a", 3}},
+			pools: []Pool{{Name: "pool-x", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 2)),
 			want: []wire.Action{
 				report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles),
@@ -87,7 +87,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "48 autoscaler annotations of either group refuse with no patch",
-			pools: []Pool{{"pool-k8s", 3}, {"pool-x-k8s", 3}},
+			pools: []Pool{{Name: "pool-k8s", DesiredReplicas: 3}, {Name: "pool-x-k8s", DesiredReplicas: 3}},
 			mds: mdsOf(
 				MD{Name: "pool-k8s", Replicas: replicas(2), Annotations: map[string]string{
 					"cluster.k8s.io/cluster-api-autoscaler-node-group-max-size": "5"}},
@@ -105,7 +105,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:      "50 a transient patch error halts the sorted rest and retries",
-			pools:     []Pool{{"c-pool", 1}, {"b-pool", 3}, {"a-pool", 3}},
+			pools:     []Pool{{Name: "c-pool", DesiredReplicas: 1}, {Name: "b-pool", DesiredReplicas: 3}, {Name: "a-pool", DesiredReplicas: 3}},
 			mds:       mdsOf(worker("a-pool", 2), worker("b-pool", 2), worker("c-pool", 1)),
 			patchErrs: map[string]error{"a-pool": errors.New("patch MachineDeployment a-pool: connection refused")},
 			want: []wire.Action{
@@ -121,7 +121,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:    "51 a List failure fails every pool and retries",
-			pools:   []Pool{{"pool-b", 3}, {"pool-a", 3}},
+			pools:   []Pool{{Name: "pool-b", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
 			listErr: errors.New("machinedeployments.cluster.k8s.io is forbidden:\nno access"),
 			want: []wire.Action{
 				report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": machinedeployments.cluster.k8s.io is forbidden: no access`),
@@ -132,13 +132,13 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:      "51 a nil MD map is a failed List",
-			pools:     []Pool{{"pool-a", 3}},
+			pools:     []Pool{{Name: "pool-a", DesiredReplicas: 3}},
 			want:      []wire.Action{report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": no result`)},
 			wantRetry: true,
 		},
 		{
 			name:  "53 an invalid name fails and never reaches the API",
-			pools: []Pool{{"Not A Name!", 3}},
+			pools: []Pool{{Name: "Not A Name!", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("Not A Name!", 2)),
 			want: []wire.Action{
 				report("Not A Name!", wire.StatusFailed, `invalid pool name "Not A Name!": not a DNS-1123 subdomain`),
@@ -147,13 +147,13 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "an empty name is not reported and does not block",
-			pools: []Pool{{"", 3}, {"pool-a", 3}},
+			pools: []Pool{{Name: "", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 3)),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
 		},
 		{
 			name:  "unknown replicas are always patched and reported as unknown",
-			pools: []Pool{{"pool-a", 3}},
+			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(MD{Name: "pool-a", ResourceVersion: "9"}),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas unknown to 3"+reconciles)},
 			wantPatches: []Patch{
@@ -163,7 +163,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "a 409 on a stale read is re-evaluated, does not halt, and retries",
-			pools: []Pool{{"pool-a", 3}, {"pool-b", 4}},
+			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 4}},
 			mds:   mdsOf(worker("pool-a", 2), worker("pool-b", 2)),
 			patchErrs: map[string]error{"pool-a": apierrors.NewConflict(mdResource, "pool-a",
 				errors.New("the object has been modified; please apply your changes to the latest version and try again"))},
@@ -180,7 +180,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "a pool named twice is refused once with no patch",
-			pools: []Pool{{"pool-a", 3}, {"pool-b", 2}, {"pool-a", 4}},
+			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 4}},
 			mds:   mdsOf(worker("pool-a", 2), worker("pool-b", 2)),
 			want: []wire.Action{
 				report("pool-a", wire.StatusFailed, `pool "pool-a" is named more than once in the desired state; refusing to pick one`),
@@ -238,7 +238,7 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.md.Replicas = replicas(1)
 			api := &fakeAPI{}
-			got, retry := execute(Plan([]Pool{{tc.md.Name, 3}}, mdsOf(tc.md), nil, policy), api)
+			got, retry := execute(Plan([]Pool{{Name: tc.md.Name, DesiredReplicas: 3}}, mdsOf(tc.md), nil, policy), api)
 			if len(got) != 1 || got[0].Status != wire.StatusFailed || !strings.Contains(got[0].Detail, "control-plane") {
 				t.Fatalf("reports = %+v, want one failed control-plane refusal", got)
 			}
@@ -259,7 +259,7 @@ func TestScale_HetznerTypeNameIsNotControlPlane(t *testing.T) {
 			t.Errorf("LooksControlPlane(%q) = true", name)
 		}
 		api := &fakeAPI{}
-		got, _ := execute(Plan([]Pool{{name, 2}}, mdsOf(md), nil, policy), api)
+		got, _ := execute(Plan([]Pool{{Name: name, DesiredReplicas: 2}}, mdsOf(md), nil, policy), api)
 		if len(api.patches) != 1 || got[0].Status != wire.StatusDone {
 			t.Errorf("%s: reports %+v, patches %+v; want it scaled", name, got, api.patches)
 		}
@@ -285,7 +285,7 @@ func TestScale_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
 	mds := map[string]MD{}
 	for i := 100; i >= 0; i-- { // 101 pools, given in reverse
 		name := fmt.Sprintf("pool-%03d", i)
-		pools = append(pools, Pool{name, 2})
+		pools = append(pools, Pool{Name: name, DesiredReplicas: 2})
 		mds[name] = worker(name, 1)
 	}
 	steps := Plan(pools, mds, nil, policy)
@@ -301,7 +301,7 @@ func TestScale_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
 }
 
 func TestScale_ForbiddenPatchFailsWithRBACHintAndHalts(t *testing.T) {
-	steps := Plan([]Pool{{"pool-a", 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	steps := Plan([]Pool{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
 	err := apierrors.NewForbidden(mdResource, "pool-a", errors.New(`User "system:serviceaccount:kubehz-system:kubehz-actor" cannot patch`))
 	a, halt := Outcome(steps[0], err)
 	if !halt || a.Status != wire.StatusFailed {
@@ -344,9 +344,19 @@ func TestScale_ErrorTextIsOneLineAndCutAt160CodePoints(t *testing.T) {
 	if got, want := Sanitize(long), exact+"…"; got != want {
 		t.Errorf("Sanitize(161 × é) = %q, want %q", got, want)
 	}
-	steps := Plan([]Pool{{"pool-a", 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	steps := Plan([]Pool{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
 	a, _ := Outcome(steps[0], errors.New(strings.Repeat("x", 300)))
 	if want := "patch failed: " + strings.Repeat("x", 160) + "…"; a.Detail != want {
 		t.Errorf("detail = %q", a.Detail)
+	}
+}
+
+// TestScale_UnknownCountIsRefusedNeverScaledToZero: a pool whose
+// desiredReplicas was missing, null or not an integer must not read as 0.
+func TestScale_UnknownCountIsRefusedNeverScaledToZero(t *testing.T) {
+	steps := Plan([]Pool{{Name: "pool-a", Unknown: true}}, mdsOf(worker("pool-a", 3)), nil, policy)
+	if len(steps) != 1 || steps[0].Patch != nil || steps[0].Action.Status != wire.StatusFailed ||
+		!strings.Contains(steps[0].Action.Detail, "desiredReplicas is missing") {
+		t.Fatalf("got %+v, want a refusal with no patch", steps)
 	}
 }
