@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -93,6 +95,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 	}
 
 	work := func(ctx context.Context, fence *lead.Fence) error {
+		// The guard's watch may lag (a reconnect): confirm with a live read
+		// that the Deployment still stands before acting in a new term.
+		if err := deploymentStands(ctx, client, cfg.Namespace, deployment); err != nil {
+			return err
+		}
 		exec := &execute.Executor{
 			Base:        ctx,
 			Fence:       fence,
@@ -110,6 +117,13 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log)
 		return poller.Run(ctx)
 	}
+	select {
+	case <-guard.Fenced():
+		log.Warn("The actor Deployment is gone or going; never campaigning")
+		<-ctx.Done()
+		return nil
+	default:
+	}
 	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName, Identity: identity, Log: log},
 		guard.Fenced(), work)
 	if errors.Is(err, lead.ErrFenced) {
@@ -121,6 +135,21 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 	}
 	log.Info("Actor stopped", "err", err)
 	return err
+}
+
+// deploymentStands reads the actor's own Deployment: acting is allowed only
+// while it exists and is not being deleted.
+func deploymentStands(ctx context.Context, client kubernetes.Interface, namespace, name string) error {
+	rctx, cancel := context.WithTimeout(ctx, lead.WriteDeadline)
+	defer cancel()
+	d, err := client.AppsV1().Deployments(namespace).Get(rctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || err == nil && d.DeletionTimestamp != nil {
+		return lead.ErrFenced
+	}
+	if err != nil {
+		return fmt.Errorf("confirm the actor Deployment: %w", err)
+	}
+	return nil
 }
 
 // identity names this process in the Lease: the pod name, plus a random

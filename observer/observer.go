@@ -120,6 +120,9 @@ func (o *observer) run(ctx context.Context) error {
 		// Run keeps retrying if it did not.
 		o.version.Refresh(gctx)
 		g.Go(func() error { o.version.Run(gctx); return nil })
+		// A first beat without the actor's reports would tell the platform to
+		// clear them; give the hand-off watch a moment to list first.
+		waitSynced(gctx, o.actions.HasSynced, 10*time.Second)
 		// The initial list signalled "changed"; the first beat is a full
 		// snapshot anyway, so that signal would only cause a redundant beat.
 		select {
@@ -130,4 +133,12 @@ func (o *observer) run(ctx context.Context) error {
 		return o.loop.Run(gctx)
 	})
 	return g.Wait()
+}
+
+// waitSynced waits until synced reports true, ctx ends or limit passes.
+func waitSynced(ctx context.Context, synced func() bool, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for !synced() && ctx.Err() == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 }

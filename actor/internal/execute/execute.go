@@ -176,8 +176,8 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	return scale.Retry(steps, outcomes)
 }
 
-// patch writes one decided patch under the fence. A lost lease is an error
-// like any other for this pool; the poller's caller exits on it.
+// patch writes one decided patch under the fence. A lost lease fails this
+// pool and halts the pass; the elector ends the term on its own.
 func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
 	wctx, cancel, err := e.Fence.Write(ctx)
 	if err != nil {

@@ -17,6 +17,10 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
+// readTimeout bounds the read before a write: a hung apiserver must not
+// wedge the poller while the elector keeps renewing the lease.
+const readTimeout = 15 * time.Second
+
 // Fence hands out a context for one write while this process leads.
 type Fence interface {
 	Write(ctx context.Context) (context.Context, context.CancelFunc, error)
@@ -43,7 +47,9 @@ func (p *Publisher) Publish(ctx context.Context, rev int64, actions []wire.Actio
 	// One retry after a conflict: the only other writer is a previous
 	// leader's last write, which the fresh read now includes.
 	for attempt := 0; attempt < 2; attempt++ {
-		cm, err := cms.Get(ctx, report.ConfigMapName, metav1.GetOptions{})
+		rctx, cancel := context.WithTimeout(ctx, readTimeout)
+		cm, err := cms.Get(rctx, report.ConfigMapName, metav1.GetOptions{})
+		cancel()
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("read ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
 		}

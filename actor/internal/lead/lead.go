@@ -72,6 +72,11 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 			}
 		},
 	}
+	var releasing func()
+	// When renewal fails, client-go releases the lease before it cancels the
+	// leading context; holding the release until the work has returned
+	// keeps "no write after the release" true on that path as well.
+	lock.beforeRelease = func() { releasing() }
 	fence := &Fence{client: cfg.Client, namespace: cfg.Namespace, name: cfg.LeaseName, identity: cfg.Identity}
 
 	// The elector must not see ctx end before the work has returned: with
@@ -86,6 +91,16 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		workErr error // written before done is closed
 		done    = make(chan struct{})
 	)
+	releasing = func() {
+		if electCtx.Err() == nil {
+			// Nobody asked to stop: the elector gave up after failed renewals.
+			lost.Store(true)
+		}
+		stopWork()
+		if acquired.Load() {
+			<-done
+		}
+	}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		Name:            cfg.LeaseName,
@@ -164,10 +179,21 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	return nil
 }
 
-// recordingLock lets Run see the elector's "became leader" moment.
+// recordingLock lets Run see the elector's "became leader" moment and hold
+// a release until the work has stopped.
 type recordingLock struct {
 	resourcelock.Interface
-	onEvent func(string)
+	onEvent       func(string)
+	beforeRelease func()
+}
+
+// Update is called by the elector to renew and, with an empty holder, to
+// release.
+func (l *recordingLock) Update(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
+	if r.HolderIdentity == "" && l.beforeRelease != nil {
+		l.beforeRelease()
+	}
+	return l.Interface.Update(ctx, r)
 }
 
 func (l *recordingLock) RecordEvent(e string) {

@@ -177,8 +177,24 @@ func recordFrom(u *unstructured.Unstructured) *Record {
 			r.Replicas = &i
 		}
 	}
-	r.TemplateLabels, _, _ = unstructured.NestedStringMap(u.Object, "spec", "template", "metadata", "labels")
-	r.TemplateSpecMetaLabels, _, _ = unstructured.NestedStringMap(u.Object, "spec", "template", "spec", "metadata", "labels")
-	r.TemplateSpecLabels, _, _ = unstructured.NestedStringMap(u.Object, "spec", "template", "spec", "labels")
+	r.TemplateLabels = labelKeys(u.Object, "spec", "template", "metadata", "labels")
+	r.TemplateSpecMetaLabels = labelKeys(u.Object, "spec", "template", "spec", "metadata", "labels")
+	r.TemplateSpecLabels = labelKeys(u.Object, "spec", "template", "spec", "labels")
 	return r
+}
+
+// labelKeys reads a label map keeping every key even when a value is not a
+// string: the control-plane check looks at keys, and a map that fails to
+// read as strings must not hide a control-plane key (fail closed).
+func labelKeys(obj map[string]any, path ...string) map[string]string {
+	m, ok, _ := unstructured.NestedMap(obj, path...)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		s, _ := v.(string)
+		out[k] = s
+	}
+	return out
 }

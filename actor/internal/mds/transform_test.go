@@ -163,3 +163,18 @@ func TestTransform_RewrapsTombstones(t *testing.T) {
 		})
 	}
 }
+
+// TestTransform_ControlPlaneKeySurvivesANonStringLabelValue: a label map
+// with one odd value must not hide its control-plane key (fail closed).
+func TestTransform_ControlPlaneKeySurvivesANonStringLabelValue(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "pool-x", "namespace": "kube-system"},
+		"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{
+			"node-role.kubernetes.io/control-plane": "", "odd": int64(7),
+		}}}},
+	}}
+	r := recordFrom(u)
+	if _, ok := r.TemplateLabels["node-role.kubernetes.io/control-plane"]; !ok {
+		t.Fatalf("template labels %v lost the control-plane key", r.TemplateLabels)
+	}
+}
