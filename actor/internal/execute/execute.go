@@ -42,6 +42,7 @@ type MDs interface {
 	Ensure(base, ctx context.Context) error
 	Stop()
 	List() map[string]*mds.Record
+	Get(ctx context.Context, name string) (*mds.Record, error)
 }
 
 // Executor runs one pass per desired-state document.
@@ -127,18 +128,11 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	} else {
 		records = e.MDs.List()
 	}
-	byName := map[string]scale.MD(nil)
-	if records != nil {
-		byName = make(map[string]scale.MD, len(records))
-		for name, r := range records {
-			byName[name] = scale.MD{
-				Name: r.Name, ResourceVersion: r.ResourceVersion, Replicas: r.Replicas,
-				Labels: r.Labels, Annotations: r.Annotations, TemplateLabels: r.TemplateLabels,
-				TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels,
-			}
-		}
+	policy := scale.Policy{MaxReplicas: e.MaxReplicas, Namespace: e.Namespace, Revision: doc.Revision}
+	steps := scale.Plan(pools, toMDs(records), listErr, policy)
+	if records != nil && e.confirm(ctx, steps, records) {
+		steps = scale.Plan(pools, toMDs(records), nil, policy)
 	}
-	steps := scale.Plan(pools, byName, listErr, scale.Policy{MaxReplicas: e.MaxReplicas, Namespace: e.Namespace, Revision: doc.Revision})
 	// What this revision reported before the pass, to tell news from a
 	// repeat once the in-progress mark has passed through the store.
 	before := map[string]wire.Action{}
@@ -174,6 +168,50 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 		}
 	}
 	return scale.Retry(steps, outcomes)
+}
+
+// confirm re-reads, straight from the apiserver, every MachineDeployment
+// behind a final decision that writes nothing, since the cache may lag a
+// change that would alter it. It refreshes records in place and reports
+// whether anything differed, so the caller can plan again on fresh data.
+func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*mds.Record) bool {
+	changed := false
+	for _, st := range steps {
+		a := st.Action
+		final := st.Patch == nil && (a.Status == wire.StatusDone || strings.Contains(a.Detail, "no MachineDeployment"))
+		if !final {
+			continue
+		}
+		fresh, err := e.MDs.Get(ctx, a.Target)
+		if err != nil {
+			continue // the cached view stands; the next pass reads again
+		}
+		cached, had := records[a.Target]
+		switch {
+		case fresh == nil && had:
+			delete(records, a.Target)
+			changed = true
+		case fresh != nil && (!had || cached.ResourceVersion != fresh.ResourceVersion):
+			records[a.Target] = fresh
+			changed = true
+		}
+	}
+	return changed
+}
+
+func toMDs(records map[string]*mds.Record) map[string]scale.MD {
+	if records == nil {
+		return nil
+	}
+	out := make(map[string]scale.MD, len(records))
+	for name, r := range records {
+		out[name] = scale.MD{
+			Name: r.Name, ResourceVersion: r.ResourceVersion, Replicas: r.Replicas,
+			Labels: r.Labels, Annotations: r.Annotations, TemplateLabels: r.TemplateLabels,
+			TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels,
+		}
+	}
+	return out
 }
 
 // patch writes one decided patch under the fence. A lost lease fails this

@@ -416,3 +416,23 @@ func TestClear_DropsEveryReportAndPublishesNone(t *testing.T) {
 		})
 	}
 }
+
+// TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision: the cache
+// says pool-a is already at 3 and pool-n does not exist, but the apiserver
+// has since moved on; a direct read catches both and the pass acts on it.
+func TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision(t *testing.T) {
+	cluster := newCluster(md("pool-a", 3))
+	fresh := md("pool-a", 2)
+	fresh.ResourceVersion = "9"
+	cluster.live = map[string]*mds.Record{"pool-a": fresh, "pool-n": md("pool-n", 1)}
+	h := newHarness(t, cluster)
+	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-n", 2)))
+	if len(cluster.patches) != 2 {
+		t.Fatalf("patches %+v, want pool-a and pool-n patched on the fresh reads", cluster.patches)
+	}
+	for _, p := range cluster.patches {
+		if p.Name == "pool-a" && !strings.Contains(p.Body, `"9"`) {
+			t.Errorf("pool-a patch %s does not carry the freshly read resourceVersion 9", p.Body)
+		}
+	}
+}

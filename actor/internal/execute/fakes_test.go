@@ -58,8 +58,12 @@ type patch struct {
 // fakeCluster is both the MD cache and the apiserver the patches reach: a
 // successful patch changes the replicas the next pass reads.
 type fakeCluster struct {
-	mu        sync.Mutex
-	records   map[string]*mds.Record
+	mu      sync.Mutex
+	records map[string]*mds.Record
+	// live, when set, is what a direct read sees while the cache (records)
+	// lags behind it.
+	live      map[string]*mds.Record
+	gets      int
 	ensureErr error
 	patchErr  map[string]error // by MD name
 	ensures   int
@@ -96,6 +100,22 @@ func (c *fakeCluster) List() map[string]*mds.Record {
 	return maps.Clone(c.records)
 }
 
+func (c *fakeCluster) Get(_ context.Context, name string) (*mds.Record, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gets++
+	src := c.records
+	if c.live != nil {
+		src = c.live
+	}
+	r, ok := src[name]
+	if !ok {
+		return nil, nil
+	}
+	cp := *r
+	return &cp, nil
+}
+
 func (c *fakeCluster) PatchMD(ctx context.Context, namespace, name string, body []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -114,7 +134,11 @@ func (c *fakeCluster) PatchMD(ctx context.Context, namespace, name string, body 
 	if err := json.Unmarshal(body, &p); err != nil {
 		return err
 	}
-	r := *c.records[name]
+	base, ok := c.records[name]
+	if !ok {
+		base = c.live[name] // known only to a direct read: the cache lags
+	}
+	r := *base
 	r.Replicas = &p.Spec.Replicas
 	r.ResourceVersion += "+1"
 	c.records[name] = &r

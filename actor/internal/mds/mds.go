@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -138,6 +139,23 @@ func (c *Cache) List() map[string]*Record {
 		}
 	}
 	return out
+}
+
+// Get reads one MachineDeployment straight from the apiserver, a consistent
+// read: final decisions that write nothing ("no MachineDeployment",
+// "already at N") are confirmed against it, because the cache may lag.
+// A missing MachineDeployment is (nil, nil).
+func (c *Cache) Get(ctx context.Context, name string) (*Record, error) {
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	u, err := c.dyn.Resource(GVR).Namespace(c.namespace).Get(rctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get MachineDeployment %s/%s: %w", c.namespace, name, err)
+	}
+	return recordFrom(u), nil
 }
 
 var errShape = errors.New("not a MachineDeployment object")
