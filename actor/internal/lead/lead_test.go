@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -294,4 +295,46 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset()
+		events := &journal{}
+		journalReleases(client, events)
+		// Renewals fail, but the elector's release (an update with no
+		// holder) still reaches the apiserver: client-go sends it before it
+		// cancels the leading context, so only Run can make it wait.
+		var failing atomic.Bool
+		client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+			lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
+			if failing.Load() && deref(lease.Spec.HolderIdentity) != "" {
+				return true, nil, errApiserverDown
+			}
+			return false, nil, nil
+		})
+		started := make(chan struct{})
+		work := func(ctx context.Context, _ *Fence) error {
+			failing.Store(true)
+			close(started)
+			<-ctx.Done()
+			time.Sleep(linger)
+			events.add("work returned")
+			return ctx.Err()
+		}
+		r := startRun(t, candidate(client, "a"), nil, work)
+		receive(t, started, time.Second, "leading")
+
+		err := r.wait(t, RenewDeadline+standbyRetry+linger+time.Second)
+
+		if !errors.Is(err, ErrLostLease) {
+			t.Errorf("Run = %v, want ErrLostLease", err)
+		}
+		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
+		}
+		if got := holderOf(t, client); got != "" {
+			t.Errorf("lease holder after the release = %q, want none", got)
+		}
+	})
 }
