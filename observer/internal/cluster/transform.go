@@ -1,8 +1,6 @@
 package cluster
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
@@ -11,57 +9,17 @@ import (
 // idempotent: client-go may hand an already-transformed record back through
 // them (watch-list replays, tombstones built from the cache).
 
-func nodeTransform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *corev1.Node:
-		return NodeFrom(o), nil
-	case *Node:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		return rewrap(o, nodeTransform)
-	}
-	return nil, fmt.Errorf("node informer: unexpected %T", obj)
-}
-
-func podTransform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		return &Pod{Namespace: o.Namespace, Name: o.Name, Phase: string(o.Status.Phase)}, nil
-	case *Pod:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		return rewrap(o, podTransform)
-	}
-	return nil, fmt.Errorf("pod informer: unexpected %T", obj)
-}
+var (
+	nodeTransform = Compact("node", NodeFrom)
+	podTransform  = Compact("pod", func(p *corev1.Pod) *Pod {
+		return &Pod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase)}
+	})
+)
 
 // eventTransform keeps the event message only when notes may leave the
 // cluster: a message the beat will never send should not sit in memory.
 func eventTransform(keepMessage bool) cache.TransformFunc {
-	var t cache.TransformFunc
-	t = func(obj any) (any, error) {
-		switch o := obj.(type) {
-		case *corev1.Event:
-			return EventFrom(o, keepMessage), nil
-		case *Event:
-			return o, nil
-		case cache.DeletedFinalStateUnknown:
-			return rewrap(o, t)
-		}
-		return nil, fmt.Errorf("event informer: unexpected %T", obj)
-	}
-	return t
-}
-
-func rewrap(d cache.DeletedFinalStateUnknown, t cache.TransformFunc) (any, error) {
-	if d.Obj == nil {
-		return d, nil
-	}
-	inner, err := t(d.Obj)
-	if err != nil {
-		return nil, err
-	}
-	return cache.DeletedFinalStateUnknown{Key: d.Key, Obj: inner}, nil
+	return Compact("event", func(e *corev1.Event) *Event { return EventFrom(e, keepMessage) })
 }
 
 // MachineKind and ReconcilingError identify machine-controller's retry-loop

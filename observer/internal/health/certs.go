@@ -14,7 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/observer/internal/cluster"
 )
 
 // CSR is everything the expiry view reads from a CertificateSigningRequest.
@@ -63,17 +64,8 @@ func certNotAfter(data []byte) time.Time {
 	return time.Time{}
 }
 
-func csrTransform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *certificatesv1.CertificateSigningRequest:
-		return CSRFrom(o), nil
-	case *CSR:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		return rewrap(o, csrTransform)
-	}
-	return nil, fmt.Errorf("CSR informer: unexpected %T", obj)
-}
+// csrTransform compacts CSRs to their approval and expiry.
+var csrTransform = cluster.Compact("CSR", CSRFrom)
 
 // Earliest picks the earliest expiry the observer can see: the apiserver's
 // serving certificate (zero when unknown) and every certificate issued

@@ -1,14 +1,13 @@
 package health
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/observer/internal/cluster"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -63,30 +62,8 @@ func PodFrom(p *corev1.Pod) *Pod {
 	return rec
 }
 
-// podTransform must be idempotent: client-go may hand an already-compacted
-// record back through it (watch-list replays, tombstones built from the cache).
-func podTransform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		return PodFrom(o), nil
-	case *Pod:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		return rewrap(o, podTransform)
-	}
-	return nil, fmt.Errorf("control-plane pod informer: unexpected %T", obj)
-}
-
-func rewrap(d cache.DeletedFinalStateUnknown, t cache.TransformFunc) (any, error) {
-	if d.Obj == nil {
-		return d, nil
-	}
-	inner, err := t(d.Obj)
-	if err != nil {
-		return nil, err
-	}
-	return cache.DeletedFinalStateUnknown{Key: d.Key, Obj: inner}, nil
-}
+// podTransform compacts the control-plane static pods.
+var podTransform = cluster.Compact("control-plane pod", PodFrom)
 
 // ControlPlane decides each component's status from what was observed.
 // readyz nil means the probe failed: apiserver and etcd are then omitted, as

@@ -1,7 +1,6 @@
 package machines
 
 import (
-	"fmt"
 	"math"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,7 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/observer/internal/cluster"
 )
 
 // APIGroup is machine-controller's legacy group, not cluster.x-k8s.io.
@@ -29,40 +29,10 @@ const machineSetKind = "MachineSet"
 // idempotent: client-go may hand an already-compacted record back through
 // them (relist replays, tombstones built from the cache).
 
-func machineTransform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *unstructured.Unstructured:
-		return MachineFrom(o), nil
-	case *Machine:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		return rewrap(o, machineTransform)
-	}
-	return nil, fmt.Errorf("machine informer: unexpected %T", obj)
-}
-
-func deploymentTransform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *unstructured.Unstructured:
-		return DeploymentFrom(o), nil
-	case *MachineDeployment:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		return rewrap(o, deploymentTransform)
-	}
-	return nil, fmt.Errorf("machinedeployment informer: unexpected %T", obj)
-}
-
-func rewrap(d cache.DeletedFinalStateUnknown, t cache.TransformFunc) (any, error) {
-	if d.Obj == nil {
-		return d, nil
-	}
-	inner, err := t(d.Obj)
-	if err != nil {
-		return nil, err
-	}
-	return cache.DeletedFinalStateUnknown{Key: d.Key, Obj: inner}, nil
-}
+var (
+	machineTransform    = cluster.Compact("machine", MachineFrom)
+	deploymentTransform = cluster.Compact("machinedeployment", DeploymentFrom)
+)
 
 // MachineFrom compacts a Machine. Fields of the wrong type read as absent.
 func MachineFrom(u *unstructured.Unstructured) *Machine {
