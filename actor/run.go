@@ -10,10 +10,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/sethvargo/go-envconfig"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
@@ -26,12 +24,10 @@ import (
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
-	"kubehz.dev/agent/shared/kubeconfig"
+	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
-	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/report"
-	"kubehz.dev/agent/shared/token"
 )
 
 // deploymentEnv names the actor's own Deployment, whose deletion is the kill
@@ -39,10 +35,7 @@ import (
 const deploymentEnv = "KUBEHZ_ACTOR_DEPLOYMENT"
 
 func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.Writer) error {
-	cfg, err := config.LoadActor(ctx, envconfig.LookuperFunc(func(k string) (string, bool) {
-		v := getenv(k)
-		return v, v != ""
-	}))
+	cfg, err := config.LoadActor(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}
@@ -51,32 +44,16 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 	log.Info("Starting actor", "version", buildinfo.Version, "identity", identity, "config", cfg)
 	memlimit.Apply(getenv, log)
 
-	restCfg, err := kubeconfig.Load(getenv)
-	if err != nil {
-		return err
-	}
 	// The identity in the User-Agent tells the two replicas apart in the
 	// apiserver's audit log, where both act as the same ServiceAccount.
-	restCfg.UserAgent = buildinfo.UserAgent() + " actor/" + identity
-	client, err := kubernetes.NewForConfig(restCfg)
+	c, err := connect.Open(ctx, cfg.Common, getenv, "actor/"+identity, log)
 	if err != nil {
-		return fmt.Errorf("kubernetes client: %w", err)
-	}
-	dyn, err := dynamic.NewForConfig(restCfg)
-	if err != nil {
-		return fmt.Errorf("dynamic client: %w", err)
-	}
-	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
-	if err := config.CheckToken(ctx, tokens); err != nil || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while the token Secret was being read
+		}
 		return err
 	}
-	plat, err := platform.New(platform.Options{
-		BaseURL: cfg.APIURL, ClusterID: cfg.ClusterID, Credentials: tokens,
-		UserAgent: buildinfo.UserAgent(), Logger: log,
-	})
-	if err != nil {
-		return err
-	}
+	client, dyn, plat := c.Kube, c.Dynamic, c.Platform
 
 	deployment := getenv(deploymentEnv)
 	if deployment == "" {

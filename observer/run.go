@@ -2,24 +2,15 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"log/slog"
 	"time"
-
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-
-	"github.com/sethvargo/go-envconfig"
 
 	"kubehz.dev/agent/observer/internal/liveness"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
-	"kubehz.dev/agent/shared/kubeconfig"
+	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
-	"kubehz.dev/agent/shared/platform"
-	"kubehz.dev/agent/shared/token"
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
@@ -28,47 +19,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 		// reads the file the running observer keeps fresh.
 		return liveness.Check(livenessPath(getenv), time.Now())
 	}
-	cfg, err := config.LoadObserver(ctx, envconfig.LookuperFunc(func(k string) (string, bool) {
-		v := getenv(k)
-		return v, v != ""
-	}))
+	cfg, err := config.LoadObserver(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}
 	log := logs.New(stderr, cfg.LogLevel)
 	log.Info("Starting observer", "version", buildinfo.Version, "config", cfg)
-	applyMemoryLimit(getenv, log)
+	memlimit.Apply(getenv, log)
 
-	restCfg, err := kubeconfig.Load(getenv)
+	c, err := connect.Open(ctx, cfg.Common, getenv, "", log)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while the token Secret was being read
+		}
 		return err
 	}
-	client, err := kubernetes.NewForConfig(restCfg)
-	if err != nil {
-		return fmt.Errorf("kubernetes client: %w", err)
-	}
-
-	tokens := token.NewSource(cfg.AgentToken, cfg.TokenFile, token.FromSecret(client, cfg.Namespace, cfg.SecretName), log)
-	if err := config.CheckToken(ctx, tokens); err != nil || ctx.Err() != nil {
-		return err
-	}
-	plat, err := platform.New(platform.Options{
-		BaseURL: cfg.APIURL, ClusterID: cfg.ClusterID, Credentials: tokens,
-		UserAgent: buildinfo.UserAgent(), Logger: log,
-	})
-	if err != nil {
-		return err
-	}
-
-	dyn, err := dynamic.NewForConfig(restCfg)
-	if err != nil {
-		return fmt.Errorf("dynamic client: %w", err)
-	}
-	obs := newObserver(cfg, log, client, dyn, restCfg, plat, livenessPath(getenv))
+	obs := newObserver(cfg, log, c.Kube, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv))
 	err = obs.run(ctx)
 	log.Info("Observer stopped")
 	return err
 }
-
-// applyMemoryLimit: see memlimit.Apply.
-func applyMemoryLimit(getenv func(string) string, log *slog.Logger) { memlimit.Apply(getenv, log) }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sethvargo/go-envconfig"
+
 	"kubehz.dev/agent/shared/token"
 )
 
@@ -38,4 +40,13 @@ func ExitCode(err error) int {
 		return 2
 	}
 	return 1
+}
+
+// Getenv adapts os.Getenv-style lookups for the loaders: an empty value
+// counts as unset.
+func Getenv(getenv func(string) string) envconfig.Lookuper {
+	return envconfig.LookuperFunc(func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	})
 }

@@ -1,17 +1,11 @@
 package actions
 
 import (
-	"context"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/report"
 )
@@ -70,25 +64,4 @@ func leaseTransform(obj any) (any, error) {
 		r.lease.Duration = time.Duration(*s) * time.Second
 	}
 	return r, nil
-}
-
-// byName lists and watches the one object called name. The RBAC grants get,
-// list and watch on that name only, which a list or watch satisfies through
-// the metadata.name field selector.
-func byName[L runtime.Object](client kubernetes.Interface, name string,
-	list func(context.Context, metav1.ListOptions) (L, error),
-	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
-) cache.ListerWatcher {
-	sel := fields.OneTermEqualSelector("metadata.name", name).String()
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = sel
-			l, err := list(ctx, o)
-			return l, err
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = sel
-			return watchFn(ctx, o)
-		},
-	}, client)
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/observer/internal/cluster"
 	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -55,10 +56,10 @@ func New(client kubernetes.Interface, namespace string, clk clock.Clock, log *sl
 	}
 	cms := client.CoreV1().ConfigMaps(namespace)
 	w.reports = w.informer(&corev1.ConfigMap{}, reportTransform,
-		byName(client, report.ConfigMapName, cms.List, cms.Watch))
+		cluster.ListWatch(client, cluster.Named(report.ConfigMapName), cms.List, cms.Watch))
 	leases := client.CoordinationV1().Leases(namespace)
 	w.leases = w.informer(&coordinationv1.Lease{}, leaseTransform,
-		byName(client, report.LeaseName, leases.List, leases.Watch))
+		cluster.ListWatch(client, cluster.Named(report.LeaseName), leases.List, leases.Watch))
 	return w
 }
 

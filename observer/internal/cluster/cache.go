@@ -31,47 +31,25 @@ type Cache struct {
 func New(client kubernetes.Interface, opts Options) *Cache {
 	c := &Cache{changed: make(chan struct{}, 1)}
 	core := client.CoreV1()
-	c.nodes = c.add(&corev1.Node{}, nodeTransform,
-		listWatch(client,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return core.Nodes().List(ctx, o)
-			},
-			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return core.Nodes().Watch(ctx, o)
-			},
-			""))
-	c.pods = c.add(&corev1.Pod{}, podTransform,
-		listWatch(client,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return core.Pods("").List(ctx, o)
-			},
-			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return core.Pods("").Watch(ctx, o)
-			},
-			""))
+	nodes, pods, events := core.Nodes(), core.Pods(""), core.Events("")
+	c.nodes = c.add(&corev1.Node{}, nodeTransform, ListWatch(client, "", nodes.List, nodes.Watch))
+	c.pods = c.add(&corev1.Pod{}, podTransform, ListWatch(client, "", pods.List, pods.Watch))
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here.
 	warnings := fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()
-	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages),
-		listWatch(client,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return core.Events("").List(ctx, o)
-			},
-			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return core.Events("").Watch(ctx, o)
-			},
-			warnings))
+	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages), ListWatch(client, warnings, events.List, events.Watch))
 	return c
 }
 
 // listWatch tells the reflector, through the wrapper, whether client can
 // stream the initial list (WatchList). Fake clientsets cannot; unwrapped, an
 // informer over one waits for an end-of-list bookmark that never comes.
-func listWatch(
-	client kubernetes.Interface,
-	list func(context.Context, metav1.ListOptions) (runtime.Object, error),
+// ListWatch lists and watches with fieldSelector applied. Typed list
+// functions (core.Pods("").List) are accepted as they are, and the result
+// tells client-go whether the client can stream its initial list.
+func ListWatch[L runtime.Object](client kubernetes.Interface, fieldSelector string,
+	list func(context.Context, metav1.ListOptions) (L, error),
 	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
-	fieldSelector string,
 ) cache.ListerWatcher {
 	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -84,6 +62,10 @@ func listWatch(
 		},
 	}, client)
 }
+
+// Named is the field selector for the one object called name. RBAC that
+// grants list and watch by resourceName admits only requests carrying it.
+func Named(name string) string { return fields.OneTermEqualSelector("metadata.name", name).String() }
 
 func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw cache.ListerWatcher) cache.Store {
 	signal := c.Signal

@@ -12,11 +12,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/observer/internal/cluster"
 )
 
 // ConfigMapName and Key locate the marker; the CronJob's tooling writes them.
@@ -63,18 +62,8 @@ type Watcher struct {
 // watch on that name only, which list and watch satisfy through the
 // metadata.name field selector.
 func New(client kubernetes.Interface, namespace string, log *slog.Logger, notify func()) *Watcher {
-	sel := fields.OneTermEqualSelector("metadata.name", ConfigMapName).String()
 	cms := client.CoreV1().ConfigMaps(namespace)
-	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = sel
-			return cms.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = sel
-			return cms.Watch(ctx, o)
-		},
-	}, client)
+	lw := cluster.ListWatch(client, cluster.Named(ConfigMapName), cms.List, cms.Watch)
 	return &Watcher{lw: lw, log: log, notify: notify, beat: true}
 }
 

@@ -1,0 +1,65 @@
+// Package connect opens what both binaries talk to at start-up: the
+// apiserver (typed and dynamic clients) and the platform, with the agent
+// token resolved once before anything is sent.
+package connect
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"kubehz.dev/agent/shared/buildinfo"
+	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/kubeconfig"
+	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/token"
+)
+
+// Clients are the connections a binary works with.
+type Clients struct {
+	Rest     *rest.Config
+	Kube     kubernetes.Interface
+	Dynamic  dynamic.Interface
+	Platform *platform.Client
+}
+
+// Open builds the clients. kubeAgent, when set, is appended to the
+// Kubernetes User-Agent (the actor names its replica there). A malformed
+// token is a *config.Error (exit 2). When ctx ends while the token Secret is
+// being read, Open returns ctx's error and the caller stops cleanly.
+func Open(ctx context.Context, c config.Common, getenv func(string) string, kubeAgent string, log *slog.Logger) (Clients, error) {
+	restCfg, err := kubeconfig.Load(getenv)
+	if err != nil {
+		return Clients{}, err
+	}
+	if kubeAgent != "" {
+		restCfg.UserAgent += " " + kubeAgent
+	}
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return Clients{}, fmt.Errorf("kubernetes client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		return Clients{}, fmt.Errorf("dynamic client: %w", err)
+	}
+	tokens := token.NewSource(c.AgentToken, c.TokenFile, token.FromSecret(kube, c.Namespace, c.SecretName), log)
+	if err := config.CheckToken(ctx, tokens); err != nil {
+		return Clients{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Clients{}, err
+	}
+	plat, err := platform.New(platform.Options{
+		BaseURL: c.APIURL, ClusterID: c.ClusterID, Credentials: tokens,
+		UserAgent: buildinfo.UserAgent(), Logger: log,
+	})
+	if err != nil {
+		return Clients{}, err
+	}
+	return Clients{Rest: restCfg, Kube: kube, Dynamic: dyn, Platform: plat}, nil
+}
