@@ -83,6 +83,7 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string) *kube.Process
 		if p.Killed() {
 			return
 		}
+		assertNoListener(t, p)
 		code, err := p.Stop(20 * time.Second)
 		if err != nil || code != 0 {
 			t.Errorf("actor %s did not stop cleanly (code %d, %v)", pod, code, err)

@@ -70,6 +70,7 @@ func startObserver(t *testing.T, sim *platformsim.Server, extra ...string) (*kub
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		assertNoListener(t, p)
 		code, err := p.Stop(15 * time.Second)
 		out := p.Output()
 		if err != nil || code != 0 {
@@ -163,4 +164,21 @@ func (p payload) node(name string) (node, bool) {
 		}
 	}
 	return node{}, false
+}
+
+// assertNoListener checks the promise that the agent only dials out: the
+// process holds no listening TCP socket.
+func assertNoListener(t *testing.T, p *kube.Process) {
+	t.Helper()
+	if p.Exited() {
+		return
+	}
+	l, err := kube.Listening(p.Pid())
+	if err != nil {
+		t.Errorf("read the process' sockets: %v", err)
+		return
+	}
+	if len(l) > 0 {
+		t.Errorf("the binary listens on %v; it must only dial out", l)
+	}
 }
