@@ -63,9 +63,8 @@ func nodes(recs []*cluster.Node) []wire.Node {
 		}
 		out = append(out, n)
 	}
-	// Sorted so that truncation at the node cap and the wire order are
-	// deterministic (closing G-4).
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	// Unsorted here: the cap pass sorts by name after clamping, so that
+	// truncation and the wire order are deterministic (G-4).
 	return out
 }
 

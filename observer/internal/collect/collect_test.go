@@ -58,8 +58,9 @@ func TestBuild_FullSnapshot(t *testing.T) {
 		Events:    []wire.Event{{Reason: "FailedMount", Kind: "Pod", Count: 2, LastSeen: "2026-07-06T12:14:40Z"}},
 	}
 	got := Build(in)
+	got.Cap() // the wire order of nodes is the cap pass's (G-4)
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Build =\n%+v\nwant\n%+v", got, want)
+		t.Errorf("Build+Cap =\n%+v\nwant\n%+v", got, want)
 	}
 	const wantJSON = `{"schema":2,"clusterId":"demo.example.net","timestamp":"2026-07-06T12:15:00Z",` +
 		`"agent":{"version":"1.2.3","mode":"operator"},"kubernetes":{"version":"v1.35.5"},` +
@@ -100,7 +101,9 @@ func TestBuild_NoNodesMarshalAsEmptyList(t *testing.T) {
 	}
 }
 
-func TestBuild_NodesSortedByNameAndMapped(t *testing.T) {
+// The wire order comes from the cap pass, which sorts after clamping (G-4);
+// Build then Cap is exactly what the observer sends.
+func TestBuildAndCap_NodesSortedByNameAndMapped(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []*cluster.Node
@@ -136,7 +139,9 @@ func TestBuild_NodesSortedByNameAndMapped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Build(Input{Now: now, Nodes: tt.in}).Nodes; !reflect.DeepEqual(got, tt.want) {
+			p := Build(Input{Now: now, Nodes: tt.in})
+			p.Cap()
+			if got := p.Nodes; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("nodes =\n%+v\nwant\n%+v", got, tt.want)
 			}
 		})
