@@ -47,9 +47,6 @@ func (r *eventRecorder) MDEvent(ctx context.Context, md *mds.Record, warning boo
 	if warning {
 		typ = corev1.EventTypeWarning
 	}
-	if len(message) > 1024 {
-		message = message[:1021] + "..."
-	}
 	now := metav1.NewTime(time.Now())
 	ev := &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: md.Name + ".", Namespace: md.Namespace},

@@ -79,6 +79,12 @@ type Step struct {
 // caller as it writes: once Outcome says halt, every later step is reported
 // with Queued instead.
 func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
+	// Count names over the whole list before the cut, so a name whose
+	// second copy falls past it is still refused as ambiguous.
+	seen := make(map[string]int, len(pools))
+	for _, pool := range pools {
+		seen[pool.Name]++
+	}
 	pools = firstPools(pools)
 	if len(pools) == 0 {
 		return nil
@@ -91,8 +97,7 @@ func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
 		if pool.Name == "" || (i > 0 && pools[i-1].Name == pool.Name) {
 			continue // no target to report under, or already decided
 		}
-		duplicate := i+1 < len(pools) && pools[i+1].Name == pool.Name
-		steps = append(steps, decide(pool, duplicate, mds, p))
+		steps = append(steps, decide(pool, seen[pool.Name] > 1, mds, p))
 	}
 	return steps
 }

@@ -360,3 +360,22 @@ func TestScale_UnknownCountIsRefusedNeverScaledToZero(t *testing.T) {
 		t.Fatalf("got %+v, want a refusal with no patch", steps)
 	}
 }
+
+// A name given twice must be refused even when its second copy sorts past
+// the 100-pool cut: the duplicate check reads the whole list.
+func TestScale_DuplicateStraddlingThe100PoolCutIsRefused(t *testing.T) {
+	var pools []Pool
+	mds := map[string]MD{}
+	for i := 0; i < 100; i++ {
+		name := fmt.Sprintf("pool-%03d", i)
+		pools = append(pools, Pool{Name: name, DesiredReplicas: 2})
+		mds[name] = worker(name, 1)
+	}
+	pools = append(pools, Pool{Name: "pool-099", DesiredReplicas: 5}) // 101st entry, the 100th name again
+	steps := Plan(pools, mds, nil, policy)
+	last := steps[len(steps)-1]
+	if last.Action.Target != "pool-099" || last.Patch != nil || last.Action.Status != wire.StatusFailed ||
+		!strings.Contains(last.Action.Detail, "more than once") {
+		t.Fatalf("pool-099 step = %+v (patch %v), want a refusal naming the duplicate", last.Action, last.Patch)
+	}
+}
