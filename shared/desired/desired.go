@@ -49,19 +49,22 @@ type Pool struct {
 // UnmarshalJSON reads desiredReplicas tolerantly: a malformed count is the
 // pool's problem (reported for that pool), never the whole document's.
 func (p *Pool) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Name            string          `json:"name"`
-		MachineType     string          `json:"machineType"`
-		DesiredReplicas json.RawMessage `json:"desiredReplicas"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
+	m, err := fields(b)
+	if err != nil {
 		return err
 	}
-	p.Name, p.MachineType, p.DesiredReplicas = raw.Name, raw.MachineType, nil
-	var n int64
-	if len(raw.DesiredReplicas) > 0 && string(raw.DesiredReplicas) != "null" && json.Unmarshal(raw.DesiredReplicas, &n) == nil {
-		p.DesiredReplicas = &n
+	var out Pool
+	if err := member(m, "name", &out.Name); err != nil {
+		return err
 	}
+	if err := member(m, "machineType", &out.MachineType); err != nil {
+		return err
+	}
+	var n int64
+	if raw, ok := m["desiredReplicas"]; ok && string(raw) != "null" && json.Unmarshal(raw, &n) == nil {
+		out.DesiredReplicas = &n
+	}
+	*p = out
 	return nil
 }
 
@@ -94,7 +97,9 @@ type Healing struct {
 	CooldownSeconds           int64 `json:"cooldownSeconds"`
 }
 
-// Decode parses and validates a 2xx body. Unknown keys are ignored. An empty
+// Decode parses and validates a 2xx body. Keys match exactly; unknown keys
+// (a differently cased known key among them) are ignored, and a key repeated
+// in any object rejects the document. An empty
 // body (a 204, say), anything but one JSON object, a field of the wrong type
 // and any Validate failure are errors: the caller must neither cache the
 // ETag nor act.
@@ -112,6 +117,9 @@ func Decode(body []byte) (Document, error) {
 	var d Document
 	if err := json.Unmarshal(trimmed, &d); err != nil {
 		return Document{}, fmt.Errorf("desired state: decode: %w", err)
+	}
+	if err := noDuplicateKeys(trimmed); err != nil {
+		return Document{}, fmt.Errorf("desired state: %w", err)
 	}
 	if d.KubernetesVersion != nil {
 		if v := strings.TrimSpace(*d.KubernetesVersion); v != "" {

@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 				// follows it.
 				defer stopElect()
 				defer close(done)
-				if workCtx.Err() != nil {
+				if workCtx.Err() != nil || closed(fenced) {
 					return // fenced or stopped while winning: never act
 				}
 				cfg.Log.Info("Leading: acting on the desired state", "identity", cfg.Identity)
@@ -167,7 +167,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	}
 	err = workErr
 	switch {
-	case fence.fenced.Load():
+	case fence.fenced.Load() || closed(fenced):
 		return ErrFenced
 	case ctx.Err() != nil:
 		return nil
@@ -177,6 +177,18 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		return err
 	}
 	return nil
+}
+
+// closed reports whether c is closed, without waiting. The fence watcher
+// may not have run yet when the elector wins or returns; the channel itself
+// is the truth.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // recordingLock lets Run see the elector's "became leader" moment and hold
