@@ -46,7 +46,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 
 	// The identity in the User-Agent tells the two replicas apart in the
 	// apiserver's audit log, where both act as the same ServiceAccount.
-	c, err := connect.Open(ctx, cfg.Common, getenv, "actor/"+identity, log)
+	c, err := connect.Open(ctx, cfg.Common, getenv, "actor/"+identity, lead.SendGuard, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while the token Secret was being read
@@ -90,6 +90,10 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 			Log:         log,
 		}
 		defer exec.MDs.Stop()
+		// Before anything else, this term's own (empty) report replaces
+		// whatever a previous leader left; if it fails, the poller's
+		// first tick writes it again.
+		exec.Flush(ctx)
 		poller := poll.New(plat, exec, clock.RealClock{}, cfg.DesiredPoll,
 			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log)
 		return poller.Run(ctx)
@@ -101,7 +105,8 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 		return nil
 	default:
 	}
-	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName, Identity: identity, Log: log},
+	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName,
+		Deployment: deployment, Identity: identity, Log: log},
 		guard.Fenced(), work)
 	if errors.Is(err, lead.ErrFenced) {
 		// The Deployment is going away: stay down, quietly, until the pod is

@@ -27,7 +27,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 	log.Info("Starting observer", "version", buildinfo.Version, "config", cfg)
 	memlimit.Apply(getenv, log)
 
-	c, err := connect.Open(ctx, cfg.Common, getenv, "", log)
+	c, err := connect.Open(ctx, cfg.Common, getenv, "", nil, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while the token Secret was being read

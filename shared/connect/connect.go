@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -28,13 +29,19 @@ type Clients struct {
 }
 
 // Open builds the clients. kubeAgent, when set, is appended to the
-// Kubernetes User-Agent (the actor names its replica there). A malformed
+// Kubernetes User-Agent (the actor names its replica there). wrap, when set,
+// wraps the Kubernetes transport closest to the wire (the actor refuses to
+// send a request past its deadline there). A malformed
 // token is a *config.Error (exit 2). When ctx ends while the token Secret is
 // being read, Open returns ctx's error and the caller stops cleanly.
-func Open(ctx context.Context, c config.Common, getenv func(string) string, kubeAgent string, log *slog.Logger) (Clients, error) {
+func Open(ctx context.Context, c config.Common, getenv func(string) string, kubeAgent string,
+	wrap func(http.RoundTripper) http.RoundTripper, log *slog.Logger) (Clients, error) {
 	restCfg, err := kubeconfig.Load(getenv)
 	if err != nil {
 		return Clients{}, err
+	}
+	if wrap != nil {
+		restCfg.Wrap(wrap)
 	}
 	if kubeAgent != "" {
 		restCfg.UserAgent += " " + kubeAgent

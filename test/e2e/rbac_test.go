@@ -96,14 +96,13 @@ func TestObserverRBAC_NoWriteOnAnyServedResource(t *testing.T) {
 }
 
 // TestActorRBAC_WritesOnlyWhatItNeeds is the same walk for the actor: the
-// only writes are its Lease, its reports ConfigMap, Events in the MD
-// namespace, and patch on MachineDeployments there.
+// only writes are updates of its own Lease and reports ConfigMap (both
+// shipped by deploy/actor, so no create), Events in the MD namespace, and
+// patch on MachineDeployments there. It reads only what scaling reads.
 func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
 	writesOnlyOn(t, "kubehz-actor", map[string]bool{
 		"patch cluster.k8s.io/machinedeployments in \"kube-system\"": true,
 		"create /events in \"kube-system\"":                          true,
-		"create /configmaps in \"kubehz-system\"":                    true,
-		"create coordination.k8s.io/leases in \"kubehz-system\"":     true,
 	})
 	named := []struct {
 		verb, group, resource, name string
@@ -117,6 +116,10 @@ func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
 		{"watch", "apps", "deployments", "observer", false},
 		{"get", "", "secrets", "kubehz-agent", true},
 		{"list", "", "secrets", "", false},
+		{"create", "", "configmaps", "kubehz-agent-config", false},
+		{"create", "", "configmaps", "", false},
+		{"create", "coordination.k8s.io", "leases", "", false},
+		{"update", "", "configmaps", "kubehz-agent-config", false},
 	}
 	for _, n := range named {
 		got, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", res(n.verb, n.group, n.resource, "", "kubehz-system", n.name), nil)
@@ -132,6 +135,18 @@ func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
 			if ok, _ := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", res(verb, "cluster.k8s.io", r, "", "kube-system", "x"), nil); ok {
 				t.Errorf("the actor may %s %s; scaling only patches", verb, r)
 			}
+		}
+	}
+	// Reads no built capability uses are not granted: scaling reads only
+	// MachineDeployments.
+	for _, r := range []*authorizationv1.ResourceAttributes{
+		res("list", "cluster.k8s.io", "machines", "", "kube-system", ""),
+		res("get", "cluster.k8s.io", "machines", "", "kube-system", "x"),
+		res("list", "", "nodes", "", "", ""),
+		res("list", "", "pods", "", "", ""),
+	} {
+		if ok, _ := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", r, nil); ok {
+			t.Errorf("the actor may %s %s, which no built capability reads", r.Verb, r.Resource)
 		}
 	}
 }

@@ -57,6 +57,12 @@ type Executor struct {
 	Namespace   string // of the MachineDeployments
 	MaxReplicas int64
 	Log         *slog.Logger
+
+	// landed is true once the store's current reports are in the ConfigMap.
+	// It starts false, so a new leader's first Flush publishes its own empty
+	// document before anything else, and a publish that fails leaves it
+	// false until a later Flush lands it.
+	landed bool
 }
 
 // Execute applies the gate and the authorized capabilities; it reports
@@ -102,9 +108,21 @@ func (e *Executor) Clear(reason string) {
 	e.publish(e.Base, 0)
 }
 
+// Flush publishes the reports if the last attempt did not land: the poller
+// calls it on every tick that runs no pass, 304s and failed fetches
+// included, so a report write lost to an apiserver blip is written again
+// within one poll interval rather than when the document next changes.
+func (e *Executor) Flush(ctx context.Context) {
+	if !e.landed {
+		e.publish(ctx, e.Store.Revision())
+	}
+}
+
 func (e *Executor) publish(ctx context.Context, rev int64) {
-	if err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Snapshot()); err != nil && !errors.Is(err, context.Canceled) {
-		e.Log.Error("Cannot publish action reports", "err", err, "revision", rev)
+	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Snapshot())
+	e.landed = err == nil
+	if err != nil && !errors.Is(err, context.Canceled) {
+		e.Log.Error("Cannot publish action reports; writing them again on the next poll tick", "err", err, "revision", rev)
 	}
 }
 

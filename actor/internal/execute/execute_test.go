@@ -385,13 +385,45 @@ func TestExecute_NoPoolsNeverLists(t *testing.T) {
 	}
 }
 
-func TestExecute_PublishFailureDoesNotChangeTheResult(t *testing.T) {
+// A report write that fails (an apiserver blip, two conflicts) must not be
+// lost until the document changes: the pass's result is unchanged, and every
+// Flush writes the reports again until one lands; then Flush costs nothing.
+func TestExecute_FailedPublishIsWrittenAgainByFlushUntilItLands(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 2)))
 	h.publisher.err = fmt.Errorf("write ConfigMap kubehz-system/kubehz-actions: %w", errLostLease)
 	if retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3))); retry {
 		t.Error("retry = true, want false")
 	}
-	checkReports(t, "reports", h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}})
+	want := []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}}
+	checkReports(t, "reports", h.store.Snapshot(), want)
+
+	h.exec.Flush(t.Context()) // still failing
+	h.publisher.err = nil
+	h.exec.Flush(t.Context()) // lands
+	h.exec.Flush(t.Context()) // nothing left to write
+	h.exec.Flush(t.Context())
+	if n := len(h.publisher.calls); n != 3 {
+		t.Fatalf("publish calls = %d, want 3 (the pass, a failed flush, the flush that landed)", n)
+	}
+	last := h.publisher.last(t)
+	if last.Revision != 7 {
+		t.Errorf("republished revision %d, want 7", last.Revision)
+	}
+	checkReports(t, "republished", last.Actions, want)
+}
+
+// A new leader's executor publishes its own empty document on its first
+// Flush, before it has polled: a dead leader's reports stop riding at once.
+func TestFlush_NewLeaderPublishesAnEmptyDocumentFirst(t *testing.T) {
+	h := newHarness(t, newCluster(md("pool-a", 2)))
+	h.exec.Flush(t.Context())
+	h.exec.Flush(t.Context())
+	if want := []published{{0, nil}}; !reflect.DeepEqual(h.publisher.calls, want) {
+		t.Errorf("published %+v, want one empty document", h.publisher.calls)
+	}
+	if h.cluster.ensures != 0 || len(h.cluster.patches) != 0 {
+		t.Errorf("the first Flush touched MachineDeployments")
+	}
 }
 
 func TestClear_DropsEveryReportAndPublishesNone(t *testing.T) {

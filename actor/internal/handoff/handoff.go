@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -50,35 +49,33 @@ func (p *Publisher) Publish(ctx context.Context, rev int64, actions []wire.Actio
 		rctx, cancel := context.WithTimeout(ctx, readTimeout)
 		cm, err := cms.Get(rctx, report.ConfigMapName, metav1.GetOptions{})
 		cancel()
-		if err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
+			// deploy/actor ships the ConfigMap; the actor may not create
+			// ConfigMaps, so that it can never plant another one (the
+			// heartbeat-owner marker among them).
+			return fmt.Errorf("ConfigMap %s/%s does not exist: re-apply deploy/actor, which ships it", p.Namespace, report.ConfigMapName)
+		}
+		if err != nil {
 			return fmt.Errorf("read ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
 		}
-		if err == nil && sameReports(cm.Data[report.Key], data) {
+		if sameReports(cm.Data[report.Key], data) {
 			return nil
 		}
 		wctx, cancel, ferr := p.Fence.Write(ctx)
 		if ferr != nil {
 			return ferr
 		}
-		if apierrors.IsNotFound(err) {
-			_, err = cms.Create(wctx, &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: report.ConfigMapName, Namespace: p.Namespace,
-					Labels: map[string]string{"app.kubernetes.io/part-of": "kubehz", "app.kubernetes.io/component": "actor"}},
-				Data: map[string]string{report.Key: data},
-			}, metav1.CreateOptions{FieldManager: "kubehz-agent"})
-		} else {
-			cm = cm.DeepCopy()
-			if cm.Data == nil {
-				cm.Data = map[string]string{}
-			}
-			cm.Data[report.Key] = data
-			_, err = cms.Update(wctx, cm, metav1.UpdateOptions{FieldManager: "kubehz-agent"})
+		cm = cm.DeepCopy()
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
 		}
+		cm.Data[report.Key] = data
+		_, err = cms.Update(wctx, cm, metav1.UpdateOptions{FieldManager: "kubehz-agent"})
 		cancel()
 		if err == nil {
 			return nil
 		}
-		if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
+		if !apierrors.IsConflict(err) {
 			return fmt.Errorf("write ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
 		}
 	}

@@ -107,30 +107,20 @@ func verbs(client *fake.Clientset) []string {
 	return out
 }
 
-func TestPublish_CreatesTheConfigMapWhenMissing(t *testing.T) {
+// The actor holds no create on ConfigMaps: a missing hand-off is an error
+// that says how to restore it, and nothing is written.
+func TestPublish_MissingConfigMapIsAnErrorAndNothingIsCreated(t *testing.T) {
 	client := fake.NewClientset()
 	fence := &fakeFence{}
-	if err := publisher(client, fence, now).Publish(t.Context(), 7, scaled(wire.StatusDone)); err != nil {
-		t.Fatalf("Publish: %v", err)
+	err := publisher(client, fence, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
+	if err == nil || !strings.Contains(err.Error(), "re-apply deploy/actor") {
+		t.Fatalf("Publish = %v, want an error naming deploy/actor", err)
 	}
-	if got, want := verbs(client), []string{"get", "create"}; !reflect.DeepEqual(got, want) {
+	if got, want := verbs(client), []string{"get"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("requests %v, want %v", got, want)
 	}
-	if fence.calls != 1 {
-		t.Errorf("%d fence checks, want 1 before the write", fence.calls)
-	}
-	create := client.Actions()[1].(k8stesting.CreateActionImpl)
-	if create.CreateOptions.FieldManager != "kubehz-agent" {
-		t.Errorf("field manager %q, want kubehz-agent", create.CreateOptions.FieldManager)
-	}
-	cm, doc := read(t, client)
-	wantLabels := map[string]string{"app.kubernetes.io/part-of": "kubehz", "app.kubernetes.io/component": "actor"}
-	if cm.Name != "kubehz-actions" || !reflect.DeepEqual(cm.Labels, wantLabels) || len(cm.Data) != 1 {
-		t.Errorf("ConfigMap %s with labels %v and keys %v; want kubehz-actions, %v, only %s", cm.Name, cm.Labels, cm.Data, wantLabels, report.Key)
-	}
-	want := report.Document{Revision: 7, Holder: holder, UpdatedAt: now.Truncate(time.Second), Actions: scaled(wire.StatusDone)}
-	if !reflect.DeepEqual(doc, want) {
-		t.Errorf("document:\n got %+v\nwant %+v", doc, want)
+	if fence.calls != 0 {
+		t.Errorf("%d fence checks, want none", fence.calls)
 	}
 }
 
@@ -267,29 +257,11 @@ func TestPublish_GivesUpAfterASecondConflict(t *testing.T) {
 	}
 }
 
-func TestPublish_RetriesACreateRace(t *testing.T) {
-	client := fake.NewClientset()
-	client.PrependReactor("create", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
-		// Another writer created it first; its object is there to read now.
-		if err := client.Tracker().Add(existing(t, "42", report.Document{Revision: 6, Holder: "actor-old"})); err != nil {
-			t.Errorf("the other writer's create: %v", err)
-		}
-		return true, nil, apierrors.NewAlreadyExists(configMaps.GroupResource(), report.ConfigMapName)
-	})
-	if err := publisher(client, &fakeFence{}, now).Publish(t.Context(), 7, scaled(wire.StatusDone)); err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
-	if got, want := verbs(client), []string{"get", "create", "get", "update@42"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("requests %v, want %v", got, want)
-	}
-}
-
 func TestPublish_FenceRefusalWritesNothing(t *testing.T) {
 	cases := []struct {
 		name    string
 		objects []runtime.Object
 	}{
-		{name: "missing ConfigMap"},
 		{name: "existing ConfigMap", objects: []runtime.Object{existing(t, "41", report.Document{Revision: 6, Holder: "actor-old"})}},
 	}
 	for _, tc := range cases {

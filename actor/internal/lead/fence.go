@@ -3,27 +3,48 @@ package lead
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
-// Fence confirms leadership immediately before a write.
+// Fence confirms, immediately before each write, that this process still
+// leads and that the actor's own Deployment still stands.
 type Fence struct {
-	client    kubernetes.Interface
-	namespace string
-	name      string
-	identity  string
-	fenced    atomic.Bool
-	now       func() time.Time
+	client     kubernetes.Interface
+	namespace  string
+	name       string // the Lease
+	deployment string // the actor's own Deployment: the kill switch
+	identity   string
+	fenced     atomic.Bool
+	now        func() time.Time
+
+	goneOnce sync.Once
+	gone     chan struct{} // closed when a write found the Deployment gone
 }
 
-// Write returns a context for one write: it fails unless the Lease, read
+func newFence(client kubernetes.Interface, namespace, lease, deployment, identity string) *Fence {
+	return &Fence{client: client, namespace: namespace, name: lease, deployment: deployment, identity: identity,
+		now: time.Now, gone: make(chan struct{})}
+}
+
+// Gone closes when a write found the actor's Deployment deleted or being
+// deleted: the kill switch, seen on the write path even when the guard's
+// watch lags behind.
+func (f *Fence) Gone() <-chan struct{} { return f.gone }
+
+// Write returns a context for one write. It fails unless the Lease, read
 // fresh from the apiserver, names this process as holder with a renewal
-// still inside its duration, and its deadline ends before the lease could
-// expire and always within WriteDeadline.
+// that lasts at least SafetyMargin longer, and the actor's Deployment, read
+// fresh within the same deadline, exists and is not being deleted. The
+// deadline ends SafetyMargin before the lease could expire and always within
+// WriteDeadline; SendGuard refuses to send a request past it, so a leader
+// frozen between this check and its request cannot write in a successor's
+// term.
 func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if f.fenced.Load() {
 		return nil, nil, ErrFenced
@@ -31,33 +52,60 @@ func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc,
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	deadline, err := f.leaseDeadline(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	if err := f.deploymentStands(wctx); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return wctx, cancel, nil
+}
+
+// leaseDeadline reads the Lease and returns the latest instant a write may
+// still be in flight.
+func (f *Fence) leaseDeadline(ctx context.Context) (time.Time, error) {
 	getCtx, cancel := context.WithTimeout(ctx, WriteDeadline)
 	lease, err := f.client.CoordinationV1().Leases(f.namespace).Get(getCtx, f.name, metav1.GetOptions{})
 	cancel()
 	if err != nil {
-		return nil, nil, fmt.Errorf("confirm the lease before writing: %w", err)
+		return time.Time{}, fmt.Errorf("confirm the lease before writing: %w", err)
 	}
 	spec := lease.Spec
 	if spec.HolderIdentity == nil || *spec.HolderIdentity != f.identity {
-		return nil, nil, fmt.Errorf("%w: the lease is held by %q", ErrLostLease, deref(spec.HolderIdentity))
+		return time.Time{}, fmt.Errorf("%w: the lease is held by %q", ErrLostLease, deref(spec.HolderIdentity))
 	}
 	if spec.RenewTime == nil || spec.LeaseDurationSeconds == nil {
-		return nil, nil, fmt.Errorf("%w: the lease carries no renewal", ErrLostLease)
+		return time.Time{}, fmt.Errorf("%w: the lease carries no renewal", ErrLostLease)
 	}
-	now := time.Now()
-	if f.now != nil {
-		now = f.now()
-	}
+	now := f.now()
 	expires := spec.RenewTime.Add(time.Duration(*spec.LeaseDurationSeconds) * time.Second)
-	if !now.Before(expires) {
-		return nil, nil, fmt.Errorf("%w: the last renewal expired at %s", ErrLostLease, expires.UTC().Format(time.RFC3339))
+	safeEnd := expires.Add(-SafetyMargin)
+	if !now.Before(safeEnd) {
+		return time.Time{}, fmt.Errorf("%w: the last renewal expires at %s, within the %s safety margin",
+			ErrLostLease, expires.UTC().Format(time.RFC3339), SafetyMargin)
 	}
-	deadline := now.Add(WriteDeadline)
-	if expires.Before(deadline) {
-		deadline = expires
+	if deadline := now.Add(WriteDeadline); deadline.Before(safeEnd) {
+		return deadline, nil
 	}
-	wctx, wcancel := context.WithDeadline(ctx, deadline)
-	return wctx, wcancel, nil
+	return safeEnd, nil
+}
+
+// deploymentStands reads the actor's own Deployment under the write's
+// deadline. Gone or being deleted fences this process for good.
+func (f *Fence) deploymentStands(ctx context.Context) error {
+	d, err := f.client.AppsV1().Deployments(f.namespace).Get(ctx, f.deployment, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || err == nil && d.DeletionTimestamp != nil {
+		f.fenced.Store(true)
+		f.goneOnce.Do(func() { close(f.gone) })
+		return fmt.Errorf("%w: Deployment %s/%s", ErrFenced, f.namespace, f.deployment)
+	}
+	if err != nil {
+		return fmt.Errorf("confirm the actor Deployment before writing: %w", err)
+	}
+	return nil
 }
 
 func deref(s *string) string {

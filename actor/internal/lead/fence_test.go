@@ -36,6 +36,10 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 		wantNotFound bool
 		wantReads    int
 		wantDeadline time.Time
+		// The actor's own Deployment: absent, being deleted, or unreadable.
+		noDeployment, deleting bool
+		deploymentErr          error
+		wantGone               bool
 	}{
 		{
 			name:   "fenced refuses without reading the lease",
@@ -92,24 +96,49 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			wantErr: ErrLostLease, wantReads: 1,
 		},
 		{
+			name:    "renewal inside the safety margin refuses though not yet expired",
+			lease:   heldLease("me", now.Add(-LeaseDuration+time.Second), duration),
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
+			name:    "exactly at expiry less the margin refuses",
+			lease:   heldLease("me", now.Add(-LeaseDuration+5*time.Second), duration),
+			wantErr: ErrLostLease, wantReads: 1,
+		},
+		{
 			name:      "fresh renewal: the deadline is WriteDeadline from now",
 			lease:     heldLease("me", now.Add(-time.Second), duration),
-			wantReads: 1, wantDeadline: now.Add(WriteDeadline),
+			wantReads: 2, wantDeadline: now.Add(WriteDeadline),
 		},
 		{
 			name:      "renewal just now: the deadline is WriteDeadline from now",
 			lease:     heldLease("me", now, duration),
-			wantReads: 1, wantDeadline: now.Add(WriteDeadline),
+			wantReads: 2, wantDeadline: now.Add(WriteDeadline),
 		},
 		{
-			name:      "renewal expiring within WriteDeadline: the deadline is the expiry",
-			lease:     heldLease("me", now.Add(-LeaseDuration+2*time.Second), duration),
-			wantReads: 1, wantDeadline: expiry(now.Add(-LeaseDuration + 2*time.Second)),
+			name:      "margin reached within WriteDeadline: the deadline is the expiry less the margin",
+			lease:     heldLease("me", now.Add(-LeaseDuration+5*time.Second+2*time.Second), duration),
+			wantReads: 2, wantDeadline: now.Add(2 * time.Second),
 		},
 		{
-			name:      "renewal expiring in a microsecond: the deadline is the expiry",
-			lease:     heldLease("me", now.Add(-LeaseDuration+time.Microsecond), duration),
-			wantReads: 1, wantDeadline: now.Add(time.Microsecond),
+			name:      "margin reached in a microsecond: the deadline is a microsecond away",
+			lease:     heldLease("me", now.Add(-LeaseDuration+5*time.Second+time.Microsecond), duration),
+			wantReads: 2, wantDeadline: now.Add(time.Microsecond),
+		},
+		{
+			name:  "the actor Deployment deleted fences",
+			lease: heldLease("me", now.Add(-time.Second), duration), noDeployment: true,
+			wantErr: ErrFenced, wantReads: 2, wantGone: true,
+		},
+		{
+			name:  "the actor Deployment being deleted fences",
+			lease: heldLease("me", now.Add(-time.Second), duration), deleting: true,
+			wantErr: ErrFenced, wantReads: 2, wantGone: true,
+		},
+		{
+			name:  "a failed Deployment read refuses without fencing",
+			lease: heldLease("me", now.Add(-time.Second), duration), deploymentErr: errApiserverDown,
+			wantErr: errApiserverDown, wantReads: 2,
 		},
 	}
 	for _, tc := range cases {
@@ -118,13 +147,22 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			if tc.lease != nil {
 				objects = append(objects, tc.lease)
 			}
+			if !tc.noDeployment {
+				objects = append(objects, actorDeployment(tc.deleting))
+			}
 			client := fake.NewClientset(objects...)
 			if tc.getErr != nil {
 				client.PrependReactor("get", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
 					return true, nil, tc.getErr
 				})
 			}
-			f := &Fence{client: client, namespace: testNamespace, name: testLease, identity: "me", now: func() time.Time { return now }}
+			if tc.deploymentErr != nil {
+				client.PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, tc.deploymentErr
+				})
+			}
+			f := newFence(client, testNamespace, testLease, testDeployment, "me")
+			f.now = func() time.Time { return now }
 			f.fenced.Store(tc.fenced)
 			parent, cancelParent := context.WithCancel(context.Background())
 			defer cancelParent()
@@ -133,6 +171,9 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			}
 
 			wctx, cancel, err := f.Write(parent)
+			if gone := closed(f.Gone()); gone != tc.wantGone {
+				t.Errorf("Gone closed = %v, want %v", gone, tc.wantGone)
+			}
 
 			if reads := len(client.Actions()); reads != tc.wantReads {
 				t.Errorf("requests to the apiserver = %d, want %d", reads, tc.wantReads)
@@ -166,8 +207,8 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			if deadline.After(now.Add(WriteDeadline)) {
 				t.Errorf("deadline %s is later than WriteDeadline from now", deadline)
 			}
-			if deadline.After(expiry(tc.lease.Spec.RenewTime.Time)) {
-				t.Errorf("deadline %s is later than the lease expiry", deadline)
+			if deadline.After(expiry(tc.lease.Spec.RenewTime.Time).Add(-5 * time.Second)) {
+				t.Errorf("deadline %s is later than 5 s before the lease expiry", deadline)
 			}
 			cancelParent()
 			if wctx.Err() == nil {

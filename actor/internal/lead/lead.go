@@ -26,11 +26,17 @@ import (
 // and a slow apiserver (a renew round-trip of seconds) does not flap the
 // lease. WriteDeadline bounds every write well inside RenewDeadline, so a
 // write can never outlive the term it was decided in.
+//
+// SafetyMargin is kept between the end of every write and the lease's
+// expiry: a standby cannot take over before the expiry, so a write that
+// ends SafetyMargin earlier has that long to be committed by the apiserver
+// and to absorb clock skew between the nodes before a successor can act.
 const (
 	LeaseDuration = 15 * time.Second
 	RenewDeadline = 10 * time.Second
 	RetryPeriod   = 2 * time.Second
 	WriteDeadline = 5 * time.Second
+	SafetyMargin  = 5 * time.Second
 )
 
 // ErrLostLease ends the process: a deposed leader never keeps working
@@ -38,15 +44,16 @@ const (
 var ErrLostLease = errors.New("lost the actor lease")
 
 // ErrFenced means the actor's Deployment is gone or going: acting stops for good.
-var ErrFenced = errors.New("the actor Deployment is being deleted")
+var ErrFenced = errors.New("the actor Deployment is gone or being deleted")
 
-// Config names the Lease and this process.
+// Config names the Lease, the actor's own Deployment and this process.
 type Config struct {
-	Client    kubernetes.Interface
-	Namespace string
-	LeaseName string
-	Identity  string
-	Log       *slog.Logger
+	Client     kubernetes.Interface
+	Namespace  string
+	LeaseName  string
+	Deployment string // deleting it is the kill switch
+	Identity   string
+	Log        *slog.Logger
 }
 
 // Work is what the leader does; ctx ends when leadership or the process ends.
@@ -77,7 +84,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	// leading context; holding the release until the work has returned
 	// keeps "no write after the release" true on that path as well.
 	lock.beforeRelease = func() { releasing() }
-	fence := &Fence{client: cfg.Client, namespace: cfg.Namespace, name: cfg.LeaseName, identity: cfg.Identity}
+	fence := newFence(cfg.Client, cfg.Namespace, cfg.LeaseName, cfg.Deployment, cfg.Identity)
 
 	// The elector must not see ctx end before the work has returned: with
 	// ReleaseOnCancel it would release the lease while a write is in flight.
@@ -146,6 +153,8 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		case <-fenced:
 			cfg.Log.Warn("The actor Deployment is being deleted; stopping all acting now")
 			fence.fenced.Store(true)
+		case <-fence.Gone():
+			cfg.Log.Warn("A write found the actor Deployment deleted; stopping all acting now")
 		case <-ctx.Done():
 		case <-electCtx.Done():
 			return

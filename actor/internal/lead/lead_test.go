@@ -30,7 +30,7 @@ const linger = 200 * time.Millisecond
 
 func TestRun_OneLeaderWorksAndHandsOverOnlyAfterItsWorkStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := fake.NewClientset(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		started := make(chan string, 2)
@@ -101,7 +101,7 @@ func TestRun_OneLeaderWorksAndHandsOverOnlyAfterItsWorkStopped(t *testing.T) {
 
 func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrFenced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := fake.NewClientset(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		fenced := make(chan struct{})
@@ -162,7 +162,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 			// immediate first attempt; repeat it to let either side win.
 			for range 20 {
 				synctest.Test(t, func(t *testing.T) {
-					client := fake.NewClientset()
+					client := fake.NewClientset(actorDeployment(false))
 					if tc.heldByOther {
 						if err := client.Tracker().Add(heldLease("other", time.Now(), int32(LeaseDuration/time.Second))); err != nil {
 							t.Fatal(err)
@@ -203,7 +203,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 
 func TestRun_StandbyCancelledReturnsNilWithoutWorking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(heldLease("other", time.Now(), int32(LeaseDuration/time.Second)))
+		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), int32(LeaseDuration/time.Second)))
 		work := func(context.Context, *Fence) error {
 			t.Errorf("a standby ran work")
 			return nil
@@ -222,7 +222,7 @@ func TestRun_StandbyCancelledReturnsNilWithoutWorking(t *testing.T) {
 
 func TestRun_FailedRenewalsCancelWorkAndReturnErrLostLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := fake.NewClientset(actorDeployment(false))
 		var failing atomic.Bool
 		client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
 			if failing.Load() {
@@ -274,7 +274,7 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				client := fake.NewClientset()
+				client := fake.NewClientset(actorDeployment(false))
 				events := &journal{}
 				journalReleases(client, events)
 				work := func(context.Context, *Fence) error {
@@ -299,7 +299,7 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 
 func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset()
+		client := fake.NewClientset(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		// Renewals fail, but the elector's release (an update with no

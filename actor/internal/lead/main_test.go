@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +32,19 @@ const (
 func discardLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func candidate(client *fake.Clientset, identity string) Config {
-	return Config{Client: client, Namespace: testNamespace, LeaseName: testLease, Identity: identity, Log: discardLog()}
+	return Config{Client: client, Namespace: testNamespace, LeaseName: testLease, Deployment: testDeployment,
+		Identity: identity, Log: discardLog()}
+}
+
+// actorDeployment is the actor's own Deployment, optionally being deleted.
+func actorDeployment(deleting bool) *appsv1.Deployment {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: testDeployment}}
+	if deleting {
+		now := metav1.Now()
+		d.DeletionTimestamp = &now
+		d.Finalizers = []string{"foregroundDeletion"}
+	}
+	return d
 }
 
 // heldLease is the Lease as another process holding it would have written it.

@@ -98,6 +98,8 @@ type fakeExecutor struct {
 	retries  []bool
 	executed []desired.Document
 	cleared  []string
+	// log is every call in order: "execute", "clear" or "flush".
+	log []string
 }
 
 var _ Executor = (*fakeExecutor)(nil)
@@ -106,6 +108,7 @@ func (e *fakeExecutor) Execute(_ context.Context, doc desired.Document) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.executed = append(e.executed, doc)
+	e.log = append(e.log, "execute")
 	if len(e.retries) == 0 {
 		return false
 	}
@@ -118,6 +121,19 @@ func (e *fakeExecutor) Clear(reason string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.cleared = append(e.cleared, reason)
+	e.log = append(e.log, "clear")
+}
+
+func (e *fakeExecutor) Flush(context.Context) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log = append(e.log, "flush")
+}
+
+func (e *fakeExecutor) calls() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string{}, e.log...)
 }
 
 // revisions lists the revision of every document executed, in order.

@@ -31,6 +31,9 @@ type Executor interface {
 	// Clear drops every report: the platform no longer authorizes anything.
 	// It may be called again while that stays true, so it must be idempotent.
 	Clear(reason string)
+	// Flush writes the reports again if their last publish failed; it is
+	// called on every tick that neither executes nor clears.
+	Flush(ctx context.Context)
 }
 
 // Poller polls the desired-state endpoint on its own cadence. Everything in
@@ -92,26 +95,36 @@ func (p *Poller) Run(ctx context.Context) error {
 }
 
 // poll makes one request, acts on its answer and returns the wait before the
-// next one.
+// next one. A tick that runs no pass still flushes reports that did not land.
 func (p *Poller) poll(ctx context.Context) time.Duration {
+	wait, acted := p.tick(ctx)
+	if !acted && ctx.Err() == nil {
+		p.exec.Flush(ctx)
+	}
+	return wait
+}
+
+// tick fetches and handles one answer; acted says whether Execute or Clear ran.
+func (p *Poller) tick(ctx context.Context) (wait time.Duration, acted bool) {
 	resp, err := p.fetcher.GetDesired(ctx, p.etag)
 	if ctx.Err() != nil {
-		return 0
+		return 0, false
 	}
 	if err != nil {
 		return p.failed(err)
 	}
 	if resp.NotModified {
-		p.unchanged(ctx)
+		acted = p.unchanged(ctx)
 	} else {
 		doc, err := desired.Decode(resp.Body)
 		if err != nil {
-			return p.invalid(err)
+			return p.invalid(err), true
 		}
 		p.changed(ctx, doc, resp.ETag)
+		acted = true
 	}
 	p.bo.Reset()
-	return steadyWait(p.interval, p.jitter())
+	return steadyWait(p.interval, p.jitter()), acted
 }
 
 // changed caches a fresh document with its ETag and always acts on it.
@@ -122,20 +135,22 @@ func (p *Poller) changed(ctx context.Context, doc desired.Document, etag string)
 }
 
 // unchanged acts again on the cached document only when the last pass asked
-// for it.
-func (p *Poller) unchanged(ctx context.Context) {
+// for it, and says whether it did.
+func (p *Poller) unchanged(ctx context.Context) bool {
 	// Without a cached document no If-None-Match went out, so a 304 then is
 	// the platform misbehaving and refers to nothing we may act on.
 	if p.doc == nil || !p.retry {
 		p.log.Debug("Desired state unchanged")
-		return
+		return false
 	}
 	p.log.Debug("Desired state unchanged, acting again on the cached document", "revision", p.doc.Revision)
 	p.retry = p.exec.Execute(ctx, *p.doc)
+	return true
 }
 
-// failed handles a fetch that got no document and returns the backoff wait.
-func (p *Poller) failed(err error) time.Duration {
+// failed handles a fetch that got no document and returns the backoff wait
+// and whether the reports were cleared.
+func (p *Poller) failed(err error) (time.Duration, bool) {
 	wait := failureWait(p.bo.Next(), err)
 	attrs := []any{"attempt", p.bo.Attempt(), "wait", wait.String(), "err", err}
 	if code, ok := statusCode(err); ok {
@@ -144,14 +159,14 @@ func (p *Poller) failed(err error) time.Duration {
 	switch {
 	case !withdrawn(err):
 		p.log.Warn("Desired state fetch failed, keeping reports and retrying", attrs...)
-		return wait
+		return wait, false
 	case platform.IsAuth(err):
 		p.log.Error("Desired state rejected: agent token not accepted; acting stopped, reports cleared, retrying after full backoff", attrs...)
 	default:
 		p.log.Error("Desired state refused by the platform; acting stopped, reports cleared", attrs...)
 	}
 	p.withdraw(fmt.Sprintf("desired state: %v", err))
-	return wait
+	return wait, true
 }
 
 // invalid handles a 2xx whose document does not decode or validate: it is

@@ -277,3 +277,30 @@ func TestPoller_RunReturnsPromptlyOnCancel(t *testing.T) {
 		})
 	}
 }
+
+// Every tick that runs no pass flushes, so a report write that failed is
+// written again on the next tick whatever the platform answers: a 304, an
+// outage, a 429. A tick that executes or clears publishes by itself.
+func TestPoller_EveryTickWithoutAPassFlushesUnlandedReports(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t)
+		h.serve(ok(`"7-101"`, doc(7)))
+		h.waits(interval)
+		h.serve(notModified())
+		h.waits(interval)
+		h.serve(failure(status(503)))
+		h.waits(time.Second)
+		h.serve(failure(status(429)))
+		h.waits(2 * time.Second)
+		h.serve(failure(errors.New("connection reset")))
+		h.waits(4 * time.Second)
+		h.serve(notModified())
+		h.waits(interval)
+		h.serve(failure(status(403)))
+
+		want := []string{"execute", "flush", "flush", "flush", "flush", "flush", "clear"}
+		if got := h.exec.calls(); !reflect.DeepEqual(got, want) {
+			t.Errorf("executor calls %q, want %q", got, want)
+		}
+	})
+}

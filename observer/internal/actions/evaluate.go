@@ -38,7 +38,7 @@ func (w *Watcher) reevaluate() {
 		w.log.Warn("Dropped part of the actor's report", "problem", string(p.Reason), "count", p.Count)
 	}
 	if mismatched {
-		w.log.Info("Report was written by another holder than the Lease's; the Lease decides, the new leader rewrites it",
+		w.log.Info("Report was written by another holder than the Lease's; withholding it until the leader publishes its own",
 			"reportHolder", doc.Holder, "leaseHolder", lease.Holder)
 	}
 	if flipped && live {

@@ -43,29 +43,35 @@ func (l Lease) Live(now time.Time) bool {
 }
 
 // Fold decides what the beat carries: the report's actions while the Lease
-// is live, nil otherwise or when there are none, so the key is omitted and
-// the platform clears its list. The result is a copy the caller may keep.
+// is live and its holder wrote the report, nil otherwise or when there are
+// none, so the key is omitted and the platform clears its list. The result
+// is a copy the caller may keep.
 //
-// The Lease alone decides liveness, even when the report names another
-// holder. After a failover the new leader's first poll re-runs the executor
-// and rewrites the report within one poll interval; until then the old
-// leader's report still describes the revision's work on the cluster.
-// Dropping it on the mismatch would send "clear" and then the same list again
-// on every failover. A mismatch that persists is logged (see Mismatch).
+// A report written by anyone but the live holder never rides: a dead
+// leader's reports must not be vouched for by its successor's Lease, however
+// long the successor takes to reach the platform, and an actor Deployment
+// re-created after the kill switch must not revive the reports of the one
+// that was deleted. A new leader publishes an empty report under its own
+// name as soon as it wins, so a failover clears the list and the new term's
+// reports follow.
 func Fold(doc report.Document, lease *Lease, now time.Time) []wire.Action {
-	if lease == nil || !lease.Live(now) || len(doc.Actions) == 0 {
+	if lease == nil || !lease.Live(now) || len(doc.Actions) == 0 || !sameHolder(doc, lease) {
 		return nil
 	}
 	return slices.Clone(doc.Actions)
 }
 
+// sameHolder compares the Lease's holder as the codec clamped the report's.
+func sameHolder(doc report.Document, lease *Lease) bool {
+	return doc.Holder != "" && wire.Clamp(lease.Holder, wire.MaxNameLen) == doc.Holder
+}
+
 // Mismatch reports whether the report was written by someone other than the
-// Lease's current holder. An unnamed side is not a mismatch: there is
-// nothing to compare. The report's holder is clamped by the codec, so the
-// Lease's is clamped the same way before comparing.
+// Lease's current holder; such a report is withheld. An unnamed side is not
+// a mismatch: there is nothing to compare.
 func Mismatch(doc report.Document, lease *Lease) bool {
 	if lease == nil || lease.Holder == "" || doc.Holder == "" {
 		return false
 	}
-	return wire.Clamp(lease.Holder, wire.MaxNameLen) != doc.Holder
+	return !sameHolder(doc, lease)
 }

@@ -72,9 +72,12 @@ func TestFold(t *testing.T) {
 		},
 		{name: "live lease, empty report", doc: reportBy(holderA), lease: fresh, now: t0},
 		{name: "live lease, no report at all", lease: fresh, now: t0},
+		{name: "holder mismatch: a previous leader's report is withheld", doc: reportBy(holderB, twoActions...), lease: fresh, now: t0},
+		{name: "report names no holder", doc: reportBy("", twoActions...), lease: fresh, now: t0},
 		{
-			name: "holder mismatch: the lease decides", doc: reportBy(holderB, twoActions...), lease: fresh,
-			now: t0, want: twoActions,
+			name: "long lease holder matches the report's clamped copy", now: t0, want: twoActions,
+			doc:   reportBy(strings.Repeat("h", 300)[:wire.MaxNameLen], twoActions...),
+			lease: &Lease{Holder: strings.Repeat("h", 300), RenewTime: t0, Duration: 15 * time.Second},
 		},
 		{
 			name: "holder mismatch with a lapsed lease", doc: reportBy(holderB, twoActions...), lease: fresh,

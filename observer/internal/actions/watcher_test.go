@@ -184,9 +184,13 @@ func TestWatcher_OversizedReportIsDroppedWhole(t *testing.T) {
 	}
 }
 
-func TestWatcher_HolderMismatchIsLoggedOnceAndTheLeaseDecides(t *testing.T) {
-	h := start(t, leaseObj(holderB, t0, 15), reportCM(t, reportBy(holderA, twoActions...)))
+func TestWatcher_HolderMismatchIsLoggedOnceAndWithheld(t *testing.T) {
+	h := start(t, leaseObj(holderA, t0, 15), reportCM(t, reportBy(holderA, twoActions...)))
 	h.awaitActions(twoActions)
+	// A new holder takes the Lease before it has published anything: the
+	// old holder's report must not ride under it.
+	h.updateLease(leaseObj(holderB, h.clk.Now(), 15))
+	h.awaitActions(nil)
 	for i := 1; i <= 3; i++ {
 		h.clk.Step(2 * time.Second)
 		h.updateLease(leaseObj(holderB, h.clk.Now(), 15))
@@ -196,8 +200,8 @@ func TestWatcher_HolderMismatchIsLoggedOnceAndTheLeaseDecides(t *testing.T) {
 	if n := h.logs.count("another holder", holderA, holderB); n != 1 {
 		t.Fatalf("mismatch logged %d times, want 1:\n%s", n, h.logs)
 	}
-	if n := h.notified.Load(); n != 1 {
-		t.Fatalf("notified %d times, want 1", n)
+	if n := h.notified.Load(); n != 2 {
+		t.Fatalf("notified %d times, want 2 (the reports, then their withdrawal)", n)
 	}
 }
 

@@ -1,0 +1,40 @@
+package lead
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ErrPastDeadline is a request that was not sent because its deadline had
+// already passed when it reached the wire.
+var ErrPastDeadline = errors.New("request not sent: its deadline has passed")
+
+// SendGuard wraps the transport closest to the wire (rest.Config's
+// WrapTransport) and refuses any request whose context deadline has passed.
+//
+// A context's deadline is enforced by a timer. A process frozen (SIGSTOP, a
+// stalled VM) after the fence's check and thawed after a successor took the
+// lease resumes with that timer still to fire, and the goroutine about to
+// send can win the race against it. The monotonic clock kept running while
+// the process was frozen, so comparing against it here closes the race.
+func SendGuard(next http.RoundTripper) http.RoundTripper {
+	return &sendGuard{next: next, now: time.Now}
+}
+
+type sendGuard struct {
+	next http.RoundTripper
+	now  func() time.Time
+}
+
+func (g *sendGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if deadline, ok := req.Context().Deadline(); ok && !g.now().Before(deadline) {
+		if req.Body != nil {
+			_ = req.Body.Close() // RoundTrip owns the body, even when refusing
+		}
+		return nil, fmt.Errorf("%w: %s %s, %s late", ErrPastDeadline, req.Method, req.URL.Path,
+			g.now().Sub(deadline).Truncate(time.Millisecond))
+	}
+	return g.next.RoundTrip(req)
+}
