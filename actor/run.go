@@ -25,6 +25,7 @@ import (
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
+	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/report"
@@ -34,12 +35,19 @@ import (
 // switch; deploy/actor names it "actor".
 const deploymentEnv = "KUBEHZ_ACTOR_DEPLOYMENT"
 
-func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	if len(args) > 1 && args[1] == "probe" {
+		// The exec liveness probe: a separate, short-lived process that only
+		// reads the file the running actor keeps.
+		return liveness.Check(livenessPath(getenv), time.Now())
+	}
 	cfg, err := config.LoadActor(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}
 	log := logs.New(stderr, cfg.LogLevel)
+	alive := progress{liveness.NewBeacon(livenessPath(getenv), nil, log)}
+	alive.beacon.Mark(startupGrace)
 	identity := identity(getenv)
 	log.Info("Starting actor", "version", buildinfo.Version, "identity", identity, "config", cfg)
 	memlimit.Apply(getenv, log)
@@ -70,8 +78,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 		return nil
 	case <-synced:
 	}
+	alive.Idle()
 
 	work := func(ctx context.Context, fence *lead.Fence) error {
+		alive.Step()
+		defer alive.Idle()
 		// The guard's watch may lag (a reconnect): confirm with a live read
 		// that the Deployment still stands before acting in a new term.
 		if err := deploymentStands(ctx, client, cfg.Namespace, deployment); err != nil {
@@ -88,6 +99,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 			Namespace:   cfg.MDNamespace,
 			MaxReplicas: int64(cfg.MaxReplicas),
 			Log:         log,
+			Progress:    alive,
 		}
 		defer exec.MDs.Stop()
 		// Before anything else, this term's own (empty) report replaces
@@ -95,7 +107,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, stderr io.
 		// first tick writes it again.
 		exec.Flush(ctx)
 		poller := poll.New(plat, exec, clock.RealClock{}, cfg.DesiredPoll,
-			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log)
+			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log).WithProgress(alive)
 		return poller.Run(ctx)
 	}
 	select {

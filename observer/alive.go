@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"kubehz.dev/agent/observer/internal/liveness"
+	"kubehz.dev/agent/shared/liveness"
 )
 
 // Liveness deadlines. The loop turns at least once per full interval, so

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"kubehz.dev/agent/observer/internal/liveness"
+	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"

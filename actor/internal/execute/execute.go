@@ -37,6 +37,12 @@ type Publisher interface {
 	Publish(ctx context.Context, rev int64, actions []wire.Action) error
 }
 
+// Progress hears, before each pool's step and each publish, that the pass
+// is still moving; nil means nobody listens.
+type Progress interface {
+	Step()
+}
+
 // MDs is the on-demand MachineDeployment cache.
 type MDs interface {
 	Ensure(base, ctx context.Context) error
@@ -57,6 +63,7 @@ type Executor struct {
 	Namespace   string // of the MachineDeployments
 	MaxReplicas int64
 	Log         *slog.Logger
+	Progress    Progress
 
 	// landed is true once the store's current reports are in the ConfigMap.
 	// It starts false, so a new leader's first Flush publishes its own empty
@@ -119,6 +126,7 @@ func (e *Executor) Flush(ctx context.Context) {
 }
 
 func (e *Executor) publish(ctx context.Context, rev int64) {
+	e.step()
 	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Snapshot())
 	e.landed = err == nil
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -164,6 +172,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	outcomes := make([]wire.Action, 0, len(steps))
 	halted := false
 	for _, st := range steps {
+		e.step()
 		if halted {
 			// §4.1 step 0: every later pool waits for the next poll.
 			a := scale.Queued(st.Action.Target, doc.Revision)
@@ -188,6 +197,12 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	return scale.Retry(steps, outcomes)
 }
 
+func (e *Executor) step() {
+	if e.Progress != nil {
+		e.Progress.Step()
+	}
+}
+
 // confirm re-reads, straight from the apiserver, every MachineDeployment
 // behind a final decision that writes nothing, since the cache may lag a
 // change that would alter it. It refreshes records in place and reports
@@ -200,6 +215,7 @@ func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[
 		if !final {
 			continue
 		}
+		e.step()
 		fresh, err := e.MDs.Get(ctx, a.Target)
 		if err != nil {
 			continue // the cached view stands; the next pass reads again

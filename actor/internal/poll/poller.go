@@ -36,6 +36,15 @@ type Executor interface {
 	Flush(ctx context.Context)
 }
 
+// Progress is told, before each step and before each wait, that the loop is
+// still turning; a liveness probe fails when it hears nothing for too long.
+type Progress interface {
+	// Step: a bounded step (one request, one pass) starts now.
+	Step()
+	// Waiting: the loop sleeps for d before its next step.
+	Waiting(d time.Duration)
+}
+
 // Poller polls the desired-state endpoint on its own cadence. Everything in
 // it belongs to the Run goroutine.
 type Poller struct {
@@ -46,6 +55,7 @@ type Poller struct {
 	bo       *backoff.Backoff
 	jitter   func() float64
 	log      *slog.Logger
+	progress Progress // nil: nobody listens
 
 	// etag is the ETag of the cached document, "" when none is cached or the
 	// 200 carried none. It is never set without doc.
@@ -75,14 +85,26 @@ func New(f Fetcher, e Executor, clk clock.Clock, interval time.Duration, bo *bac
 	return &Poller{fetcher: f, exec: e, clk: clk, interval: interval, bo: bo, jitter: jitter, log: log}
 }
 
+// WithProgress makes the loop report its progress to pr.
+func (p *Poller) WithProgress(pr Progress) *Poller {
+	p.progress = pr
+	return p
+}
+
 // Run polls at once, then after every answer waits the interval (plus up to
 // 10 %) or, after a failure, the backoff. It returns nil once ctx is done.
 // Call it once.
 func (p *Poller) Run(ctx context.Context) error {
 	for {
+		if p.progress != nil {
+			p.progress.Step()
+		}
 		wait := p.poll(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if p.progress != nil {
+			p.progress.Waiting(wait)
 		}
 		timer := p.clk.NewTimer(wait)
 		select {

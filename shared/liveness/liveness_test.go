@@ -1,6 +1,7 @@
 package liveness
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +63,19 @@ func TestTouch_LaterDeadlineReplacesEarlier(t *testing.T) {
 	}
 	if err := Check(path, now); err != nil {
 		t.Fatalf("a renewed deadline failed: %v", err)
+	}
+}
+
+func TestCheck_IdlePassesUntilTheNextDeadline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "alive")
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	b := NewBeacon(path, func() time.Time { return now }, slog.New(slog.DiscardHandler))
+	b.Idle()
+	if err := Check(path, now.Add(1000*time.Hour)); err != nil {
+		t.Fatalf("idle file failed the probe: %v", err)
+	}
+	b.Mark(time.Minute)
+	if err := Check(path, now.Add(time.Minute)); err == nil {
+		t.Fatal("a missed deadline after idle passed the probe")
 	}
 }

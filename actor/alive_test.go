@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/actor/internal/lead"
+	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/liveness"
+	"kubehz.dev/agent/shared/platform"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// A leader whose work loop wedges (here: a desired-state fetch that never
+// returns) keeps renewing its lease on the elector's goroutine, so the
+// standby would never take over. The probe must fail exactly then, and
+// pass while the same loop turns.
+func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "alive")
+		log := slog.New(slog.DiscardHandler)
+		alive := progress{liveness.NewBeacon(path, nil, log)}
+		alive.Idle()
+		client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "actor"}})
+		fetcher := &wedgingFetcher{answers: 4}
+		work := func(ctx context.Context, _ *lead.Fence) error {
+			alive.Step()
+			defer alive.Idle()
+			return poll.New(fetcher, nopExecutor{}, clock.RealClock{}, 10*time.Second, nil,
+				func() float64 { return 0 }, log).WithProgress(alive).Run(ctx)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			done <- lead.Run(ctx, lead.Config{Client: client, Namespace: "kubehz-system", LeaseName: "kubehz-actor",
+				Deployment: "actor", Identity: "a", Log: log}, nil, work)
+		}()
+
+		// The control: four polls 10 s apart, answered; the probe passes.
+		time.Sleep(35 * time.Second)
+		synctest.Wait()
+		if err := liveness.Check(path, time.Now()); err != nil {
+			t.Fatalf("probe failed while the loop turns: %v", err)
+		}
+		// The fifth fetch hangs. Two minutes on, the lease is still renewed
+		// by this process, and the probe fails.
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		lease, err := client.CoordinationV1().Leases("kubehz-system").Get(context.Background(), "kubehz-actor", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := lease.Spec.HolderIdentity; h == nil || *h != "a" || time.Since(lease.Spec.RenewTime.Time) > lead.RetryPeriod {
+			t.Fatalf("lease %+v: want it held by a and renewed within %s", lease.Spec, lead.RetryPeriod)
+		}
+		if err := liveness.Check(path, time.Now()); err == nil {
+			t.Fatal("probe passed while the work loop has been stuck for two minutes")
+		}
+		if n := fetcher.count(); n != 5 {
+			t.Errorf("fetches = %d, want 5 (four answered, the fifth stuck)", n)
+		}
+		cancel()
+		<-done
+	})
+}
+
+func TestLiveness_StandbyPassesTheProbeIndefinitely(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "alive")
+	alive := progress{liveness.NewBeacon(path, nil, slog.New(slog.DiscardHandler))}
+	alive.Step()
+	alive.Idle() // the term ended, or never began
+	if err := liveness.Check(path, time.Now().Add(24*time.Hour)); err != nil {
+		t.Fatalf("an idle standby failed the probe: %v", err)
+	}
+}
+
+// wedgingFetcher answers its first calls with 304 and then never returns
+// until the caller gives up.
+type wedgingFetcher struct {
+	mu      sync.Mutex
+	n       int
+	answers int
+}
+
+func (f *wedgingFetcher) GetDesired(ctx context.Context, _ string) (platform.DesiredResponse, error) {
+	f.mu.Lock()
+	f.n++
+	wedged := f.n > f.answers
+	f.mu.Unlock()
+	if wedged {
+		<-ctx.Done()
+		return platform.DesiredResponse{}, ctx.Err()
+	}
+	return platform.DesiredResponse{NotModified: true}, nil
+}
+
+func (f *wedgingFetcher) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
+type nopExecutor struct{}
+
+func (nopExecutor) Execute(context.Context, desired.Document) bool { return false }
+func (nopExecutor) Clear(string)                                   {}
+func (nopExecutor) Flush(context.Context)                          {}

@@ -1,0 +1,46 @@
+package liveness
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Beacon writes the liveness file for a loop that marks its own progress.
+// A write that fails is logged once: outside a pod the directory may not
+// exist, and the probe then fails loudly on its own.
+type Beacon struct {
+	path string
+	now  func() time.Time
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	warned bool
+}
+
+// NewBeacon writes to path; now defaults to time.Now.
+func NewBeacon(path string, now func() time.Time, log *slog.Logger) *Beacon {
+	if now == nil {
+		now = time.Now
+	}
+	return &Beacon{path: path, now: now, log: log}
+}
+
+// Mark records progress now and promises the next mark within d.
+func (b *Beacon) Mark(d time.Duration) { b.report(Touch(b.path, b.now().Add(d))) }
+
+// Idle records that no loop is due to make progress until the next Mark.
+func (b *Beacon) Idle() { b.report(Idle(b.path)) }
+
+func (b *Beacon) report(err error) {
+	if err == nil {
+		return
+	}
+	b.mu.Lock()
+	warn := !b.warned
+	b.warned = true
+	b.mu.Unlock()
+	if warn {
+		b.log.Warn("Cannot write the liveness file; the exec probe will fail", "path", b.path, "err", err)
+	}
+}
