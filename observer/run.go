@@ -5,10 +5,10 @@ import (
 	"io"
 	"time"
 
-	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
+	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 )
