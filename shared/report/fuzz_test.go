@@ -54,10 +54,10 @@ func FuzzDecode(f *testing.F) {
 
 func checkDocument(t *testing.T, d report.Document) {
 	t.Helper()
-	if d.Revision < 0 || d.Revision > wire.MaxCount || wire.Clamp(d.Holder, wire.MaxNameLen) != d.Holder {
+	if d.Revision < 0 || d.Revision > 10_000_000 || wire.Clamp(d.Holder, 253) != d.Holder {
 		t.Fatalf("header out of bounds: revision %d, holder %q", d.Revision, d.Holder)
 	}
-	if len(d.Actions) > wire.MaxActions || (d.Actions != nil && len(d.Actions) == 0) {
+	if len(d.Actions) > 20 || (d.Actions != nil && len(d.Actions) == 0) {
 		t.Fatalf("%d actions (nil %v)", len(d.Actions), d.Actions == nil)
 	}
 	type key struct{ typ, target string }
@@ -69,11 +69,11 @@ func checkDocument(t *testing.T, d report.Document) {
 		case a.Status != wire.StatusPending && a.Status != wire.StatusInProgress &&
 			a.Status != wire.StatusDone && a.Status != wire.StatusFailed:
 			t.Fatalf("status %q", a.Status)
-		case a.Target == "" || wire.Clamp(a.Target, wire.MaxNameLen) != a.Target:
+		case a.Target == "" || wire.Clamp(a.Target, 253) != a.Target:
 			t.Fatalf("target %q", a.Target)
-		case wire.Clamp(a.Detail, wire.MaxNoteLen) != a.Detail:
+		case wire.Clamp(a.Detail, 256) != a.Detail:
 			t.Fatalf("detail %q", a.Detail)
-		case a.Revision < 0 || a.Revision > wire.MaxCount:
+		case a.Revision < 0 || a.Revision > 10_000_000:
 			t.Fatalf("revision %d", a.Revision)
 		case seen[key{a.Type, a.Target}]:
 			t.Fatalf("duplicate %s/%s", a.Type, a.Target)

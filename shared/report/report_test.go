@@ -109,7 +109,7 @@ func TestDecode(t *testing.T) {
 				{"type":"heal","target":%q,"status":"failed","detail":%q,"revision":20000000},
 				{"type":"heal","target":"b","status":"failed","revision":-1}]}`, long, long, long),
 			want: report.Document{Holder: long[:253], Actions: []wire.Action{
-				{Type: "heal", Target: long[:253], Status: "failed", Detail: long[:256], Revision: wire.MaxCount},
+				{Type: "heal", Target: long[:253], Status: "failed", Detail: long[:256], Revision: 10_000_000},
 				{Type: "heal", Target: "b", Status: "failed"},
 			}},
 		},
@@ -203,7 +203,7 @@ func TestEncode_AppliesTheDecodeRules(t *testing.T) {
 	if problems != nil {
 		t.Fatalf("Encode wrote what Decode refuses: %v", problems)
 	}
-	want := report.Document{Revision: wire.MaxCount, Holder: long[:2*253], Actions: append(
+	want := report.Document{Revision: 10_000_000, Holder: long[:2*253], Actions: append(
 		[]wire.Action{{Type: "heal", Target: long[:2*253], Status: "failed", Detail: long[:2*256]}},
 		actions[4:23]...)}
 	if !reflect.DeepEqual(got, want) {
@@ -218,11 +218,11 @@ func TestEncode_AppliesTheDecodeRules(t *testing.T) {
 // the largest document Encode can produce; it must still fit.
 func TestEncode_WorstCaseFitsMaxBytes(t *testing.T) {
 	esc := func(n int, tag rune) string { return string(tag) + strings.Repeat("\x01", n-1) }
-	d := report.Document{Revision: wire.MaxCount, Holder: esc(wire.MaxNameLen, 'h'), UpdatedAt: at}
-	for i := range wire.MaxActions {
+	d := report.Document{Revision: 10_000_000, Holder: esc(253, 'h'), UpdatedAt: at}
+	for i := range 20 {
 		d.Actions = append(d.Actions, wire.Action{
-			Type: wire.ActionUpgrade, Target: esc(wire.MaxNameLen, rune('a'+i)), Status: wire.StatusInProgress,
-			Detail: esc(wire.MaxNoteLen, 'd'), Revision: wire.MaxCount,
+			Type: wire.ActionUpgrade, Target: esc(253, rune('a'+i)), Status: wire.StatusInProgress,
+			Detail: esc(256, 'd'), Revision: 10_000_000,
 		})
 	}
 	s, err := report.Encode(d)

@@ -52,20 +52,20 @@ func TestCap_TruncatesOversizedPayload(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"nodes", len(p.Nodes), wire.MaxNodes},
-		{"components", len(p.Components), wire.MaxComponents},
-		{"events", len(p.Events), wire.MaxEvents},
-		{"actions", len(p.Actions), wire.MaxActions},
-		{"machineIssues", len(p.MachineIssues), wire.MaxMachineIssues},
-		{"addons", len(p.Inventory.Addons), wire.MaxAddons},
-		{"pools", len(p.Pools), wire.MaxPools},
-		{"byNamespace", len(p.Workloads.Pods.ByNamespace), wire.MaxNamespaces},
+		{"nodes", len(p.Nodes), 500},
+		{"components", len(p.Components), 50},
+		{"events", len(p.Events), 50},
+		{"actions", len(p.Actions), 20},
+		{"machineIssues", len(p.MachineIssues), 20},
+		{"addons", len(p.Inventory.Addons), 100},
+		{"pools", len(p.Pools), 100},
+		{"byNamespace", len(p.Workloads.Pods.ByNamespace), 500},
 		// s repeats 5 units (é, €, two for 😀, one for the U+FFFD of \xff);
 		// where 😀 would straddle a cap it goes whole, leaving one unit free.
-		{"clusterId units", utf16Len(p.ClusterID), wire.MaxNameLen - 1},
-		{"node name units", utf16Len(p.Nodes[0].Name), wire.MaxNameLen - 1},
-		{"action detail units", utf16Len(p.Actions[0].Detail), wire.MaxNoteLen},
-		{"agent mode units", utf16Len(p.Agent.Mode), wire.MaxLabelLen - 1},
+		{"clusterId units", utf16Len(p.ClusterID), 253 - 1},
+		{"node name units", utf16Len(p.Nodes[0].Name), 253 - 1},
+		{"action detail units", utf16Len(p.Actions[0].Detail), 256},
+		{"agent mode units", utf16Len(p.Agent.Mode), 63 - 1},
 	}
 	for _, l := range lengths {
 		if l.got != l.want {

@@ -39,6 +39,7 @@ func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
 	}}, `"8-100"`); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	startObserver(t, sim)
 	startActor(t, sim, "actor-refuse")
 
@@ -57,7 +58,7 @@ func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
 			t.Errorf("%s was changed to %d replicas", p.name, n)
 		}
 	}
-	for _, e := range actorRequests(t, time.Time{}) {
+	for _, e := range actorRequests(t, start) {
 		if e.Verb == "patch" && e.resource() == "machinedeployments" {
 			t.Errorf("the actor patched MachineDeployment %s", e.ObjectRef.Name)
 		}
@@ -100,10 +101,25 @@ func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
 	}
 }
 
-// TestActor_KillSwitch deletes the actor Deployment while the actor leads:
-// no write from its identity may follow two seconds later, and the next beat
-// carries no actions key.
+// TestActor_KillSwitch deletes the actor Deployment while the actor leads,
+// then gives it a reason to act: the platform serves a new revision. The
+// MachineDeployment stays untouched, no mutating request of the actor's
+// identity comes later than 2 s after the delete, no /desired fetch either,
+// and the next beat carries no actions key. The control run serves the same
+// revision without the delete and sees it acted on within the same window.
 func TestActor_KillSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kill bool
+	}{
+		{name: "control: without the delete the new revision is acted on"},
+		{name: "after the delete nothing acts", kill: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { killSwitchRun(t, tc.kill) })
+	}
+}
+
+func killSwitchRun(t *testing.T, kill bool) {
 	world, mds := machineWorld(t)
 	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
@@ -121,21 +137,42 @@ func TestActor_KillSwitch(t *testing.T) {
 		return ok && a.Status == "done"
 	})
 
-	deployments := suite.env.Client.AppsV1().Deployments("kubehz-system")
-	t.Cleanup(func() { restoreActorDeployment(t) })
 	deleted := time.Now()
-	if err := deployments.Delete(ctxT(t), "actor", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	seq := sim.Seq()
-	b := waitBeat(t, sim, after(seq, nil))
-	if _, ok := b.Payload["actions"]; ok {
-		b = waitBeat(t, sim, after(b.Seq, nil)) // one beat may have been built before the release
+	if kill {
+		t.Cleanup(func() { restoreActorDeployment(t) })
+		if err := suite.env.Client.AppsV1().Deployments("kubehz-system").Delete(ctxT(t), "actor", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		b := waitBeat(t, sim, after(sim.Seq(), nil))
 		if _, ok := b.Payload["actions"]; ok {
-			t.Errorf("beats still carry actions after the kill switch")
+			b = waitBeat(t, sim, after(b.Seq, nil)) // one beat may have been built before the release
+			if _, ok := b.Payload["actions"]; ok {
+				t.Errorf("beats still carry actions after the kill switch")
+			}
 		}
 	}
-	time.Sleep(4 * time.Second) // the actor keeps polling meanwhile: it must not act
+
+	// The stimulus: a revision that asks for a write.
+	if err := sim.SetDesired(desiredDoc{Revision: 12, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"12-100"`); err != nil {
+		t.Fatal(err)
+	}
+	// Five poll intervals of 1 s: the control acts within them.
+	window := time.Now().Add(5 * time.Second)
+	for time.Now().Before(window) && replicasOf(t, mds, "pool-a") != 3 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := replicasOf(t, mds, "pool-a")
+	if !kill {
+		if got != 3 {
+			t.Fatalf("control: pool-a at %d 5 s after revision 12, want 3: the stimulus is not live", got)
+		}
+		return
+	}
+	time.Sleep(time.Until(window))
+	if got != 2 {
+		t.Errorf("pool-a changed to %d after the kill switch", got)
+	}
 	late := 0
 	for _, e := range actorRequests(t, deleted.Add(2*time.Second)) {
 		if mutating[e.Verb] {
@@ -144,7 +181,16 @@ func TestActor_KillSwitch(t *testing.T) {
 				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(deleted))
 		}
 	}
-	t.Logf("mutating requests from the actor later than 2 s after the delete: %d", late)
+	fetches := 0
+	for _, r := range sim.Requests() {
+		if r.Endpoint == platformsim.EndpointDesired && r.Time.After(deleted.Add(2*time.Second)) {
+			fetches++
+		}
+	}
+	if fetches > 0 {
+		t.Errorf("%d /desired fetches later than 2 s after the delete", fetches)
+	}
+	t.Logf("later than 2 s after the delete: %d mutating requests, %d /desired fetches", late, fetches)
 }
 
 func restoreActorDeployment(t *testing.T) {

@@ -62,20 +62,22 @@ func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	return sim, mds
 }
 
-// startActor runs the built actor binary under the kubehz-actor identity.
-func startActor(t *testing.T, sim *platformsim.Server, pod string) *kube.Process {
+// startActor runs the built actor binary under the kubehz-actor identity;
+// extra adds or overrides settings.
+func startActor(t *testing.T, sim *platformsim.Server, pod string, extra ...string) *kube.Process {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "agent-token")
 	writeToken(t, tokenFile, platformsim.DefaultToken)
-	p, err := kube.StartProcess(suite.actorBin, []string{
+	p, err := kube.StartProcess(suite.actorBin, append([]string{
 		"CLUSTER_ID=" + clusterID,
 		"KUBEHZ_API_URL=" + sim.URL(),
 		"KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
 		"KUBECONFIG=" + suite.actorKubeconfig,
 		"KUBEHZ_DESIRED_POLL_SECONDS=1",
 		"KUBEHZ_LOG_LEVEL=debug",
+		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(t.TempDir(), "alive"),
 		"POD_NAME=" + pod,
-	})
+	}, extra...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,7 +69,6 @@ func TestObserver_LivenessProbe(t *testing.T) {
 	aliveFile := t.TempDir() + "/alive"
 	p, _ := startObserver(t, sim, "KUBEHZ_FULL_INTERVAL=1s", "KUBEHZ_LIVENESS_FILE="+aliveFile)
 	waitBeat(t, sim, nil)
-	time.Sleep(1500 * time.Millisecond) // a turn after the first beat has written a loop deadline
 
 	probe := func() (int, string) {
 		cmd := exec.Command(suite.observerBin, "probe")
@@ -80,6 +81,18 @@ func TestObserver_LivenessProbe(t *testing.T) {
 			t.Fatal(err)
 		}
 		return 0, string(out)
+	}
+	// Until the loop's first turn the file holds the 10-minute start-up
+	// deadline; wait for a loop deadline (three 1 s intervals) instead.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		b, _ := os.ReadFile(aliveFile)
+		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err == nil && time.Until(time.Unix(0, ns)) < time.Minute {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the loop wrote no deadline of its own within 10 s")
+		}
 	}
 	if code, out := probe(); code != 0 {
 		t.Fatalf("probe failed while the loop runs: %d %s", code, out)

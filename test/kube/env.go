@@ -5,7 +5,10 @@
 package kube
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +26,14 @@ import (
 // AssetsEnv names the directory holding kube-apiserver and etcd. The Makefile
 // sets it; without it the harness builds (or finds cached) binaries itself.
 const AssetsEnv = "KUBEHZ_TEST_ASSETS"
+
+// The pinned control plane, as hack/controlplane.sh builds it (a unit test
+// keeps the two in step). Start refuses to hand out a control plane that
+// reports anything else, so no asset override can swap it silently.
+const (
+	KubeVersion = "v1.37.2"
+	EtcdVersion = "3.7.3"
+)
 
 // Env is one running control plane.
 type Env struct {
@@ -52,13 +63,20 @@ func Start(opts Options) (*Env, error) {
 	// envtest logs through controller-runtime's logger; the harness has
 	// nothing to say through it, and an unset logger prints a warning.
 	ctrllog.SetLogger(logr.Discard())
+	never := false
 	te := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
+		// USE_EXISTING_CLUSTER must not point the tests at another cluster.
+		UseExistingCluster: &never,
 		// A cold apiserver on a loaded 2-core machine can take a while.
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	// Explicit paths: envtest would otherwise prefer TEST_ASSET_* and
+	// KUBEBUILDER_ASSETS from the environment over the pinned build.
+	te.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
 	api := te.ControlPlane.GetAPIServer()
+	api.Path = filepath.Join(assets, "kube-apiserver")
 	for name, values := range opts.APIServerArgs {
 		api.Configure().Set(name, values...)
 	}
@@ -71,7 +89,48 @@ func Start(opts Options) (*Env, error) {
 		_ = te.Stop()
 		return nil, err
 	}
-	return &Env{Config: cfg, Client: client, Root: root, env: te}, nil
+	e := &Env{Config: cfg, Client: client, Root: root, env: te}
+	if err := e.checkVersions(); err != nil {
+		_ = te.Stop()
+		return nil, err
+	}
+	return e, nil
+}
+
+// checkVersions asks the running apiserver and etcd what they are.
+func (e *Env) checkVersions() error {
+	v, err := e.Client.Discovery().ServerVersion()
+	if err != nil {
+		return fmt.Errorf("apiserver version: %w", err)
+	}
+	etcd, err := e.EtcdVersion()
+	if err != nil {
+		return err
+	}
+	if v.GitVersion != KubeVersion || etcd != EtcdVersion {
+		return fmt.Errorf("control plane is kube-apiserver %s with etcd %s, want the pinned %s with %s",
+			v.GitVersion, etcd, KubeVersion, EtcdVersion)
+	}
+	return nil
+}
+
+// EtcdVersion is the running etcd's own answer on its /version endpoint.
+func (e *Env) EtcdVersion() (string, error) {
+	u := *e.env.ControlPlane.Etcd.URL
+	u.Path = "/version"
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(u.String())
+	if err != nil {
+		return "", fmt.Errorf("etcd version: %w", err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Server string `json:"etcdserver"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v); err != nil {
+		return "", fmt.Errorf("etcd version: %w", err)
+	}
+	return v.Server, nil
 }
 
 // Stop shuts the control plane down and removes its data.

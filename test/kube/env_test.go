@@ -2,6 +2,9 @@ package kube
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -25,5 +28,46 @@ func TestStart_ReportsPinnedVersion(t *testing.T) {
 	}
 	if v.GitVersion != "v1.37.2" {
 		t.Fatalf("apiserver reports %q, want v1.37.2 (ldflags stamp)", v.GitVersion)
+	}
+	etcd, err := env.EtcdVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if etcd != "3.7.3" {
+		t.Fatalf("etcd reports %q, want 3.7.3", etcd)
+	}
+}
+
+// The override variables envtest honours must not swap the pinned binaries:
+// pointed at a directory without them, Start still runs the pinned build.
+func TestStart_IgnoresEnvtestAssetOverrides(t *testing.T) {
+	bogus := t.TempDir()
+	t.Setenv("KUBEBUILDER_ASSETS", bogus)
+	t.Setenv("TEST_ASSET_KUBE_APISERVER", bogus+"/kube-apiserver")
+	t.Setenv("TEST_ASSET_ETCD", bogus+"/etcd")
+	t.Setenv("USE_EXISTING_CLUSTER", "true")
+	env, err := Start(Options{})
+	if err != nil {
+		t.Fatalf("Start with envtest overrides set: %v", err)
+	}
+	if err := env.Stop(); err != nil {
+		t.Error(err)
+	}
+}
+
+// The Go harness and the build script name the same versions.
+func TestPinnedVersions_MatchTheBuildScript(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "hack", "controlplane.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nKUBE_VERSION=" + KubeVersion + "\n", "\nETCD_VERSION=v" + EtcdVersion + "\n"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("hack/controlplane.sh lacks %q", strings.TrimSpace(want))
+		}
 	}
 }

@@ -114,8 +114,13 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
-// Killed reports whether the test killed the process on purpose.
+// Killed reports whether the test killed the process on purpose, or took
+// charge of its end with Ended.
 func (p *Process) Killed() bool { return p.killed }
+
+// Ended tells cleanup that the test has checked how the process ended (it
+// was meant to exit on its own), so there is nothing left to stop.
+func (p *Process) Ended() { p.killed = true }
 
 // RSS is the process' resident set size in bytes, from /proc.
 func (p *Process) RSS() (int64, error) {

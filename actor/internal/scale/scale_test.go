@@ -289,8 +289,8 @@ func TestScale_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
 		mds[name] = worker(name, 1)
 	}
 	steps := Plan(pools, mds, nil, policy)
-	if len(steps) != MaxPools {
-		t.Fatalf("steps = %d, want %d", len(steps), MaxPools)
+	if len(steps) != 100 {
+		t.Fatalf("steps = %d, want 100", len(steps))
 	}
 	if first, last := steps[0].Action.Target, steps[99].Action.Target; first != "pool-000" || last != "pool-099" {
 		t.Fatalf("processed %s..%s, want pool-000..pool-099", first, last)

@@ -76,7 +76,7 @@ func TestFold(t *testing.T) {
 		{name: "report names no holder", doc: reportBy("", twoActions...), lease: fresh, now: t0},
 		{
 			name: "long lease holder matches the report's clamped copy", now: t0, want: twoActions,
-			doc:   reportBy(strings.Repeat("h", 300)[:wire.MaxNameLen], twoActions...),
+			doc:   reportBy(strings.Repeat("h", 300)[:253], twoActions...),
 			lease: &Lease{Holder: strings.Repeat("h", 300), RenewTime: t0, Duration: 15 * time.Second},
 		},
 		{
@@ -116,7 +116,7 @@ func TestMismatch(t *testing.T) {
 		{name: "no lease", doc: reportBy(holderB)},
 		{name: "released lease", doc: reportBy(holderB), lease: &Lease{}},
 		{name: "report names no holder", doc: reportBy(""), lease: &Lease{Holder: holderA}},
-		{name: "long holder compared as clamped", doc: reportBy(long[:wire.MaxNameLen]), lease: &Lease{Holder: long}},
+		{name: "long holder compared as clamped", doc: reportBy(long[:253]), lease: &Lease{Holder: long}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,183 @@
+package e2e
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// TestActor_FrozenLeader freezes the leading actor (SIGSTOP) in the middle
+// of a pass that has writes left to make, then proves three things: its
+// liveness probe fails, the standby takes the lease once it lapses and
+// finishes the revision, and when the frozen process is thawed (SIGCONT)
+// after the takeover, not one of its writes lands.
+func TestActor_FrozenLeader(t *testing.T) {
+	start := time.Now()
+	world, mds := machineWorld(t)
+	const pools = 12
+	var names []string
+	for i := range pools {
+		name := fmt.Sprintf("pool-%02d", i)
+		names = append(names, name)
+		if err := world.CreatePool(ctxT(t), name, 1, clustersim.PoolOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := func(rev, replicas int64) desiredDoc {
+		d := desiredDoc{Revision: rev, Execution: map[string]any{"scaling": true}}
+		for _, n := range names {
+			d.WorkerPools = append(d.WorkerPools, desiredPool{Name: n, DesiredReplicas: replicas})
+		}
+		return d
+	}
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(doc(40, 2), `"40-100"`); err != nil {
+		t.Fatal(err)
+	}
+	alive := map[string]string{}
+	procs := map[string]*kube.Process{}
+	for _, pod := range []string{"actor-frz-a", "actor-frz-b"} {
+		alive[pod] = filepath.Join(t.TempDir(), "alive")
+		procs[pod] = startActor(t, sim, pod, "KUBEHZ_LIVENESS_FILE="+alive[pod])
+	}
+	allAt := func(n int64) func() bool {
+		return func() bool {
+			for _, name := range names {
+				if replicasOf(t, mds, name) != n {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	waitUntil(t, "every pool scaled to 2", allAt(2))
+	leaderPod := strings.SplitN(leaseHolder(t), "_", 2)[0]
+	standbyPod := "actor-frz-a"
+	if leaderPod == standbyPod {
+		standbyPod = "actor-frz-b"
+	}
+	leader := procs[leaderPod]
+
+	// A new revision with a write per pool; the freeze lands as soon as the
+	// first patch shows, with most of the pass still to write (the client's
+	// rate limit spreads a pass of twelve over seconds).
+	if err := sim.SetDesired(doc(41, 3), `"41-100"`); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the leader's first patch of revision 41", func() bool {
+		list, err := mds.List(ctxT(t), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		for _, md := range list.Items {
+			if n, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas"); n == 3 {
+				return true
+			}
+		}
+		return false
+	})
+	if err := syscall.Kill(leader.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	frozen := time.Now()
+	thawed := false
+	t.Cleanup(func() {
+		if !thawed {
+			_ = syscall.Kill(leader.Pid(), syscall.SIGCONT)
+		}
+	})
+
+	waitUntil(t, "the standby holds the lease", func() bool { return strings.HasPrefix(leaseHolder(t), standbyPod+"_") })
+	t.Logf("standby took the lease %s after the freeze", time.Since(frozen).Truncate(time.Millisecond))
+	waitUntil(t, "the standby finishes revision 41", allAt(3))
+
+	// The frozen leader's probe: it fails once a minute passes without a
+	// step, while the standby's passes.
+	deadline := time.Now().Add(90 * time.Second)
+	for probeActor(t, alive[leaderPod]) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the frozen leader's probe still passes %s after the freeze", time.Since(frozen))
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("the frozen leader's probe failed %s after the freeze", time.Since(frozen).Truncate(time.Second))
+	if err := probeActor(t, alive[standbyPod]); err != nil {
+		t.Errorf("the leading standby's probe fails: %v", err)
+	}
+
+	if err := syscall.Kill(leader.Pid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	thawed = true
+	thaw := time.Now()
+	code, err := leader.Wait(30 * time.Second)
+	if err != nil {
+		t.Fatalf("the thawed leader did not exit after losing its lease: %v", err)
+	}
+	leader.Ended()
+	if code != 1 {
+		t.Errorf("thawed leader exit code %d, want 1 (lost lease)", code)
+	}
+
+	// The stimulus was live: the freeze left patches for the standby to make.
+	standbyPatches := 0
+	for _, e := range actorRequests(t, frozen) {
+		if strings.HasPrefix(e.process(), standbyPod+"_") && e.Verb == "patch" && e.resource() == "machinedeployments" {
+			standbyPatches++
+		}
+	}
+	if standbyPatches == 0 {
+		t.Errorf("the standby patched nothing after the freeze: no write was due when the leader froze")
+	}
+	t.Logf("patches the standby made after the freeze: %d of %d", standbyPatches, pools)
+
+	landed, refused := 0, 0
+	for _, e := range actorRequests(t, start) {
+		if e.process() == "" || !strings.HasPrefix(e.process(), leaderPod+"_") || !mutating[e.Verb] || e.RequestReceived.Before(frozen) {
+			continue
+		}
+		if e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
+			landed++
+			t.Errorf("the thawed leader's %s %s/%s landed at %s (%s after the thaw)", e.Verb, e.resource(), e.ObjectRef.Name,
+				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(thaw))
+		} else {
+			refused++
+		}
+	}
+	t.Logf("writes of the frozen leader after the freeze: %d landed, %d refused by the apiserver", landed, refused)
+}
+
+func leaseHolder(t *testing.T) string {
+	t.Helper()
+	lease, err := suite.env.Client.CoordinationV1().Leases("kubehz-system").Get(ctxT(t), "kubehz-actor", metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *lease.Spec.HolderIdentity
+}
+
+// probeActor runs `actor probe` as the kubelet's exec probe would.
+func probeActor(t *testing.T, aliveFile string) error {
+	t.Helper()
+	cmd := exec.Command(suite.actorBin, "probe")
+	cmd.Env = []string{"KUBEHZ_LIVENESS_FILE=" + aliveFile}
+	out, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); ok {
+		return fmt.Errorf("%s", strings.TrimSpace(string(out)))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nil
+}
