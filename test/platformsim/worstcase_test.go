@@ -18,8 +18,8 @@ func TestHeartbeat_CappedWorstCasePayloadIsAccepted(t *testing.T) {
 	p := wire.Payload{
 		Schema: wire.Schema, ClusterID: s, Timestamp: s,
 		Agent: wire.Agent{Version: s, Mode: "operator"}, Kubernetes: wire.Kubernetes{Version: s},
-		Workloads: wire.Workloads{Pods: wire.Pods{Total: 1 << 40, Running: -5, ByNamespace: map[string]int{}}},
-		Inventory: &wire.Inventory{Lok8sVersion: s, Kind: s, Provider: s, KubernetesVersion: s, SpecHash: s, RenderedAt: s},
+		Workloads:    wire.Workloads{Pods: wire.Pods{Total: 1 << 40, Running: -5, ByNamespace: map[string]int{}}},
+		Inventory:    &wire.Inventory{Lok8sVersion: s, Kind: s, Provider: s, KubernetesVersion: s, SpecHash: s, RenderedAt: s},
 		Certificates: &wire.Certificates{ExpiresAt: s},
 	}
 	for i := range 700 {
