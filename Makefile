@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X kubehz.dev/agent/shared/buildinfo.Version=$(VERSION)
 # The control plane the tests run against; built once per machine.
 ASSETS = $(shell hack/controlplane.sh)
 
-.PHONY: build test bench demo lint verify controlplane
+.PHONY: build test bench demo lint verify controlplane fuzz
 
 ## build: static observer and actor binaries into bin/
 build:
@@ -32,6 +32,10 @@ bench: controlplane
 	for m in $(MODULES); do \
 	  (cd $$m && go test -run '^$$' -bench . -benchmem ./...); \
 	done
+
+## fuzz: every fuzz target for FUZZTIME each (default 30s); failing inputs land in testdata/fuzz
+fuzz:
+	@hack/fuzz.sh
 
 ## demo: a real apiserver, the platform simulator, a small simulated cluster
 ## and the observer under its own ServiceAccount, until Ctrl-C

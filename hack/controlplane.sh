@@ -6,6 +6,16 @@ set -euo pipefail
 
 KUBE_VERSION=v1.37.2
 ETCD_VERSION=v3.7.3
+tools=kube-apiserver
+# `hack/controlplane.sh 1.35` builds the compatibility control plane: the
+# Kubernetes minor that pilot clusters run, with the same etcd.
+if [[ "${1:-}" == "1.35" ]]; then
+  KUBE_VERSION=v1.35.8
+  tools=kube-apiserver-1.35
+elif [[ -n "${1:-}" ]]; then
+  echo "usage: hack/controlplane.sh [1.35]" >&2
+  exit 2
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${KUBEHZ_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubehz-agent/controlplane}"
 dir="$cache/kube-$KUBE_VERSION-etcd-$ETCD_VERSION"
@@ -32,7 +42,7 @@ pkg=k8s.io/component-base/version
 minor="${KUBE_VERSION#v1.}"; minor="${minor%%.*}"
 ldflags="-s -w -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
 ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-(cd "$root/test/tools/kube-apiserver" &&
+(cd "$root/test/tools/$tools" &&
   GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
 (cd "$root/test/tools/etcd" &&
   GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" .)

@@ -35,6 +35,25 @@ const (
 	EtcdVersion = "3.7.3"
 )
 
+// KubeVersionEnv chooses, deliberately, another pinned apiserver for a
+// compatibility run (`make test-k8s-1.35`); its assets must report it.
+const KubeVersionEnv = "KUBEHZ_TEST_KUBE_VERSION"
+
+// compatible are the other apiservers the suite is run against.
+var compatible = map[string]bool{"v1.35.8": true}
+
+// WantKubeVersion is the apiserver version this run must report.
+func WantKubeVersion() (string, error) {
+	v := os.Getenv(KubeVersionEnv)
+	switch {
+	case v == "" || v == KubeVersion:
+		return KubeVersion, nil
+	case compatible[v]:
+		return v, nil
+	}
+	return "", fmt.Errorf("%s=%s is not a pinned control plane", KubeVersionEnv, v)
+}
+
 // Env is one running control plane.
 type Env struct {
 	Config *rest.Config // system:masters; for test setup and checks only
@@ -99,6 +118,10 @@ func Start(opts Options) (*Env, error) {
 
 // checkVersions asks the running apiserver and etcd what they are.
 func (e *Env) checkVersions() error {
+	want, err := WantKubeVersion()
+	if err != nil {
+		return err
+	}
 	v, err := e.Client.Discovery().ServerVersion()
 	if err != nil {
 		return fmt.Errorf("apiserver version: %w", err)
@@ -107,9 +130,9 @@ func (e *Env) checkVersions() error {
 	if err != nil {
 		return err
 	}
-	if v.GitVersion != KubeVersion || etcd != EtcdVersion {
+	if v.GitVersion != want || etcd != EtcdVersion {
 		return fmt.Errorf("control plane is kube-apiserver %s with etcd %s, want the pinned %s with %s",
-			v.GitVersion, etcd, KubeVersion, EtcdVersion)
+			v.GitVersion, etcd, want, EtcdVersion)
 	}
 	return nil
 }
@@ -160,7 +183,13 @@ func Assets(root string) (string, error) {
 	if dir := os.Getenv(AssetsEnv); dir != "" {
 		return dir, nil
 	}
-	cmd := exec.Command(filepath.Join(root, "hack", "controlplane.sh"))
+	var args []string
+	if want, err := WantKubeVersion(); err != nil {
+		return "", err
+	} else if want != KubeVersion {
+		args = append(args, strings.TrimPrefix(want[:strings.LastIndex(want, ".")], "v"))
+	}
+	cmd := exec.Command(filepath.Join(root, "hack", "controlplane.sh"), args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
