@@ -18,6 +18,9 @@ type DesiredResponse struct {
 	ETag string
 	// Body is the 2xx document, at most 1 MiB; possibly empty (e.g. 204).
 	Body []byte
+	// ContentType is the 2xx answer's Content-Type header, as sent: the
+	// caller acts only on a document that says it is JSON (IsJSON).
+	ContentType string
 }
 
 // GetDesired fetches the desired-state document, conditionally when etag is
@@ -52,6 +55,6 @@ func (c *Client) GetDesired(ctx context.Context, etag string) (DesiredResponse, 
 	if over {
 		return DesiredResponse{}, fmt.Errorf("fetch desired state: document exceeds %d bytes", maxDesiredBytes)
 	}
-	out.Body = body
+	out.Body, out.ContentType = body, resp.Header.Get("Content-Type")
 	return out, nil
 }

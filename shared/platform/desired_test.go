@@ -18,7 +18,7 @@ func TestGetDesired_ConditionalGetAndETagEchoedVerbatim(t *testing.T) {
 		want     DesiredResponse
 	}{
 		{name: "first fetch sends no If-None-Match", etag: "", serverOn: `"7-101"`,
-			want: DesiredResponse{ETag: `"7-101"`, Body: doc}},
+			want: DesiredResponse{ETag: `"7-101"`, Body: doc, ContentType: "application/json"}},
 		{name: "unchanged strong tag", etag: `"7-101"`, serverOn: `"7-101"`,
 			want: DesiredResponse{NotModified: true, ETag: `"7-101"`}},
 		{name: "two-bit format", etag: `"3-10"`, serverOn: `"3-10"`,
@@ -28,9 +28,9 @@ func TestGetDesired_ConditionalGetAndETagEchoedVerbatim(t *testing.T) {
 		{name: "weak tag", etag: `W/"x"`, serverOn: `W/"x"`,
 			want: DesiredResponse{NotModified: true, ETag: `W/"x"`}},
 		{name: "format change costs one 200", etag: `"3-10"`, serverOn: `"7-101"`,
-			want: DesiredResponse{ETag: `"7-101"`, Body: doc}},
+			want: DesiredResponse{ETag: `"7-101"`, Body: doc, ContentType: "application/json"}},
 		{name: "missing header reported empty", etag: `"7-101"`, serverOn: "",
-			want: DesiredResponse{Body: doc}},
+			want: DesiredResponse{Body: doc, ContentType: "application/json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,6 +45,7 @@ func TestGetDesired_ConditionalGetAndETagEchoedVerbatim(t *testing.T) {
 					w.WriteHeader(http.StatusNotModified)
 					return
 				}
+				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write(doc)
 			})
 			c, _ := newTestClient(t, srv, nil)

@@ -29,6 +29,9 @@ func (c *Client) PostHeartbeat(ctx context.Context, body []byte) (Verdict, error
 		return Verdict{}, err
 	}
 	defer closeBody(resp.Body)
+	if !IsJSON(resp.Header.Get("Content-Type")) {
+		return Verdict{}, nil // delivered; a body of another type carries no verdict
+	}
 	return readVerdict(resp.Body), nil
 }
 

@@ -125,6 +125,8 @@ func TestPostHeartbeat_ParsesVerdictFromSuccess(t *testing.T) {
 		code int
 		body string
 		want Verdict
+		// contentType is application/json when empty, none at all for "-".
+		contentType string
 	}{
 		{name: "list with other keys ignored", code: 200,
 			body: `{"status":"ok","availableUpdates":[{"name":"cilium","current":"1.15.0","latest":"1.16.1","extra":1}],"x":{}}`,
@@ -145,10 +147,20 @@ func TestPostHeartbeat_ParsesVerdictFromSuccess(t *testing.T) {
 		{name: "key in another case", code: 200, body: `{"AvailableUpdates":[]}`},
 		{name: "truncated JSON", code: 200, body: `{"availableUpdates":[{"name":"a"}`},
 		{name: "body over 128 KiB", code: 200, body: over},
+		{name: "verdict in a text/html answer", code: 200, body: `{"availableUpdates":[]}`, contentType: "text/html"},
+		{name: "verdict with no Content-Type", code: 200, body: `{"availableUpdates":[]}`, contentType: "-"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				switch tt.contentType {
+				case "":
+					w.Header().Set("Content-Type", "application/json; charset=utf-8")
+				case "-":
+					w.Header()["Content-Type"] = nil // no sniffing either
+				default:
+					w.Header().Set("Content-Type", tt.contentType)
+				}
 				w.WriteHeader(tt.code)
 				_, _ = io.WriteString(w, tt.body)
 			})

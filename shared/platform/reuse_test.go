@@ -27,6 +27,7 @@ func TestConnections_ReusedAfterBodiesWithinTheDrain(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var conns atomic.Int32
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(tt.code)
 				_, _ = io.WriteString(w, tt.body)
 			}))

@@ -11,10 +11,11 @@ import (
 
 // auditEvent is the part of an apiserver audit record the tests read.
 type auditEvent struct {
-	Stage     string `json:"stage"`
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	UserAgent  string `json:"userAgent"`
+	User       struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
@@ -26,14 +27,25 @@ type auditEvent struct {
 	} `json:"responseStatus"`
 }
 
-const actorUser = "system:serviceaccount:kubehz-system:kubehz-actor"
+const (
+	actorUser    = "system:serviceaccount:kubehz-system:kubehz-actor"
+	observerUser = "system:serviceaccount:kubehz-system:kubehz-observer"
+)
 
 var mutating = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
 
-// auditEvents reads the completed requests the actor's identity made since.
+// actorRequests reads the completed requests the actor's identity made
+// since, from the suite's audit log.
 func actorRequests(t *testing.T, since time.Time) []auditEvent {
 	t.Helper()
-	f, err := os.Open(suite.auditLog)
+	return auditRequests(t, suite.auditLog, actorUser, since)
+}
+
+// auditRequests reads the completed requests, and the opened watches, of
+// user since, from log.
+func auditRequests(t *testing.T, log, user string, since time.Time) []auditEvent {
+	t.Helper()
+	f, err := os.Open(log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +58,10 @@ func actorRequests(t *testing.T, since time.Time) []auditEvent {
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
-		if e.Stage == "ResponseComplete" && e.User.Username == actorUser && !e.RequestReceived.Before(since) {
+		// A watch stays open: its ResponseStarted record is the one that
+		// says it was made.
+		done := e.Stage == "ResponseComplete" || e.Stage == "ResponseStarted" && e.Verb == "watch"
+		if done && e.User.Username == user && !e.RequestReceived.Before(since) {
 			out = append(out, e)
 		}
 	}

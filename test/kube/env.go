@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -60,7 +61,8 @@ type Env struct {
 	Client kubernetes.Interface
 	Root   string // repository root
 
-	env *envtest.Environment
+	env       *envtest.Environment
+	restarted []*exec.Cmd // kube-apiservers started by RestartAPIServer
 }
 
 // Options tune the control plane.
@@ -156,8 +158,24 @@ func (e *Env) EtcdVersion() (string, error) {
 	return v.Server, nil
 }
 
-// Stop shuts the control plane down and removes its data.
-func (e *Env) Stop() error { return e.env.Stop() }
+// Stop shuts the control plane down and removes its data. After a
+// RestartAPIServer the original apiserver process is already gone, which
+// envtest reports as an error; the restarted one is stopped here.
+func (e *Env) Stop() error {
+	for _, cmd := range e.restarted {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, cmd := range e.restarted {
+		for deadline := time.Now().Add(30 * time.Second); !exited(cmd.Process.Pid) && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	err := e.env.Stop()
+	if len(e.restarted) > 0 {
+		return nil
+	}
+	return err
+}
 
 // RepoRoot walks up from the working directory to the go.work file.
 func RepoRoot() (string, error) {

@@ -41,6 +41,9 @@ type Fault struct {
 	// OversizeBytes replaces the answer body with at least this many bytes of
 	// well-formed JSON shaped like the endpoint's real answer.
 	OversizeBytes int
+	// ContentType replaces the answer's Content-Type header (a proxy's
+	// text/html page, say), whatever the body is.
+	ContentType string
 	// Trickle sends the answer body one byte per interval.
 	Trickle time.Duration
 	// Hang holds the request without answering until the client gives up or
@@ -113,6 +116,9 @@ func (f Fault) apply(ep Endpoint, normal reply) reply {
 		out.body = oversize(ep, f.OversizeBytes)
 		out.header.Set("Content-Type", "application/json")
 	}
+	if f.ContentType != "" {
+		out.header.Set("Content-Type", f.ContentType)
+	}
 	out.trickle = f.Trickle
 	return out
 }
@@ -123,9 +129,11 @@ func oversize(ep Endpoint, size int) []byte {
 	head, tail := `{"status":"ok","availableUpdates":[`, `]}`
 	open, rest := `{"name":"addon-`, `","current":"1.0.0","latest":"1.0.1"}`
 	if ep == EndpointDesired {
-		head = `{"revision":1,"kubernetesVersion":null,"workerPools":[`
-		tail = `],"execution":{"scaling":false,"upgrades":false,"healing":false}}`
-		open, rest = `{"name":"pool-`, `","machineType":"cpx31","desiredReplicas":1}`
+		// It authorizes scaling every pool it names: a client that acted on
+		// a document past the read limit would be caught scaling pool-0.
+		head = `{"revision":1000,"kubernetesVersion":null,"workerPools":[`
+		tail = `],"execution":{"scaling":true,"upgrades":false,"healing":false}}`
+		open, rest = `{"name":"pool-`, `","machineType":"cpx31","desiredReplicas":9}`
 	}
 	b := make([]byte, 0, size+128)
 	b = append(b, head...)

@@ -183,7 +183,7 @@ func TestFault_OversizeBodyIsValidJSON(t *testing.T) {
 		prefix   string
 	}{
 		{EndpointHeartbeat, http.MethodPost, beatPath, `{"status":"ok","availableUpdates":[{"name":"addon-0",`},
-		{EndpointDesired, http.MethodGet, desiredPath, `{"revision":1,"kubernetesVersion":null,"workerPools":[{"name":"pool-0",`},
+		{EndpointDesired, http.MethodGet, desiredPath, `{"revision":1000,"kubernetesVersion":null,"workerPools":[{"name":"pool-0",`},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.endpoint), func(t *testing.T) {

@@ -39,7 +39,7 @@ type reply struct {
 }
 
 func ok(etag, body string) reply {
-	return reply{resp: platform.DesiredResponse{ETag: etag, Body: []byte(body)}}
+	return reply{resp: platform.DesiredResponse{ETag: etag, Body: []byte(body), ContentType: "application/json"}}
 }
 
 func notModified() reply { return reply{resp: platform.DesiredResponse{NotModified: true}} }

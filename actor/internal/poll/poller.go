@@ -138,7 +138,7 @@ func (p *Poller) tick(ctx context.Context) (wait time.Duration, acted bool) {
 	if resp.NotModified {
 		acted = p.unchanged(ctx)
 	} else {
-		doc, err := desired.Decode(resp.Body)
+		doc, err := decode(resp)
 		if err != nil {
 			return p.invalid(err), true
 		}
@@ -168,6 +168,15 @@ func (p *Poller) unchanged(ctx context.Context) bool {
 	p.log.Debug("Desired state unchanged, acting again on the cached document", "revision", p.doc.Revision)
 	p.retry = p.exec.Execute(ctx, *p.doc)
 	return true
+}
+
+// decode reads a 2xx answer: only a JSON answer is a document at all (an
+// HTML page from a proxy in front of the platform authorizes nothing).
+func decode(resp platform.DesiredResponse) (desired.Document, error) {
+	if !platform.IsJSON(resp.ContentType) {
+		return desired.Document{}, fmt.Errorf("desired state: answer is %q, not application/json", resp.ContentType)
+	}
+	return desired.Decode(resp.Body)
 }
 
 // failed handles a fetch that got no document and returns the backoff wait

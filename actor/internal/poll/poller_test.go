@@ -90,6 +90,8 @@ func TestPoller_RefusalClearsAndOutageKeeps(t *testing.T) {
 		{"garbage body", ok(`"8-101"`, `{"revision":`), true},
 		{"negative revision", ok(`"8-101"`, `{"revision":-1}`), true},
 		{"204 empty body", ok("", ""), true},
+		{"valid document as text/html", reply{resp: platform.DesiredResponse{ETag: `"8-101"`, Body: []byte(doc(8)), ContentType: "text/html"}}, true},
+		{"valid document with no Content-Type", reply{resp: platform.DesiredResponse{ETag: `"8-101"`, Body: []byte(doc(8))}}, true},
 		{"500", failure(status(500)), false},
 		{"503", failure(status(503)), false},
 		{"429", failure(status(429)), false},

@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// TestFaults_HostilePlatformNeverCausesAnAct answers both endpoints, at the
+// same time, with what a broken or hostile platform (or something in front
+// of it) could send: a hang, a trickle, an oversized body, malformed JSON,
+// a wrong Content-Type. Behind each answer stands a real reason to act: a
+// desired document that scales pool-0, and a verdict for the inventory's
+// status. While the fault lasts neither is acted on and a stuck exchange is
+// abandoned within the 15 s request bound; once it clears, both are acted
+// on, which shows each stimulus was live.
+func TestFaults_HostilePlatformNeverCausesAnAct(t *testing.T) {
+	world, mds := machineWorld(t)
+	if err := world.CreatePool(ctxT(t), "pool-0", 1, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crds, err := suite.env.InstallCRDs(suite.env.CRDPath("lok8s.dev_clusterinventories.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = inventories(t).Delete(context.Background(), "cluster", metav1.DeleteOptions{})
+		if err := suite.env.UninstallCRDs(crds); err != nil {
+			t.Error(err)
+		}
+	})
+	createInventory(t)
+
+	sim := startSim(t, platformsim.Options{})
+	doc := func(rev, replicas int64) desiredDoc {
+		return desiredDoc{Revision: rev, Execution: map[string]any{"scaling": true},
+			WorkerPools: []desiredPool{{Name: "pool-0", MachineType: "cpx31", DesiredReplicas: replicas}}}
+	}
+	if err := sim.SetDesired(doc(100, 1), `"100-100"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-hostile")
+	waitBeat(t, sim, func(b platformsim.Beat) bool { _, ok := b.Payload["inventory"]; return ok })
+
+	const truncatedDoc = `{"revision":900,"execution":{"scaling":true},"workerPools":[{"name":"pool-0","desiredReplicas":9}]`
+	faults := []struct {
+		name  string
+		fault platformsim.Fault
+		// stuck: the exchange never completes, so the client's 15 s bound
+		// is what ends it.
+		stuck bool
+	}{
+		{name: "hung", fault: platformsim.Fault{Hang: true}, stuck: true},
+		{name: "trickling", fault: platformsim.Fault{Trickle: 200 * time.Millisecond}, stuck: true},
+		{name: "oversized", fault: platformsim.Fault{OversizeBytes: 2 << 20}},
+		{name: "malformed JSON", fault: platformsim.Fault{Body: []byte(truncatedDoc)}},
+		{name: "wrong content type", fault: platformsim.Fault{ContentType: "text/html; charset=utf-8"}},
+	}
+	replicas := int64(1)
+	for i, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			replicas++
+			latest := fmt.Sprintf("1.17.%d", i)
+			sim.SetFault(f.fault) // both endpoints
+			sim.SetAvailableUpdates([]platformsim.AvailableUpdate{{Name: "cilium", Current: "1.16.1", Latest: latest}})
+			if err := sim.SetDesired(doc(int64(101+i), replicas), fmt.Sprintf(`"%d-100"`, 101+i)); err != nil {
+				t.Fatal(err)
+			}
+			seq := sim.Seq()
+			// Two faulted exchanges on each endpoint: the first ended, by
+			// the bound if it was stuck, and the agent tried again.
+			for _, ep := range []platformsim.Endpoint{platformsim.EndpointDesired, platformsim.EndpointHeartbeat} {
+				first, second := faultedPair(t, sim, seq, ep)
+				if gap := second.Sub(first); f.stuck && gap > 15*time.Second+5*time.Second {
+					t.Errorf("%s: the next attempt came %s after a stuck one; the request bound is 15 s", ep, gap)
+				}
+			}
+			if got := replicasOf(t, mds, "pool-0"); got != replicas-1 {
+				t.Errorf("pool-0 at %d during the fault, want %d untouched", got, replicas-1)
+			}
+			if hasLatest(getInventory(t), latest) {
+				t.Errorf("the faulted verdict %s reached the inventory status", latest)
+			}
+
+			sim.ClearFault()
+			waitUntil(t, "the control: pool-0 scaled once the fault cleared", func() bool { return replicasOf(t, mds, "pool-0") == replicas })
+			waitInventory(t, "the control: the verdict "+latest, func(u *unstructured.Unstructured) bool { return hasLatest(u, latest) })
+		})
+	}
+}
+
+// faultedPair waits for two faulted requests to ep after seq and returns
+// when each arrived.
+func faultedPair(t *testing.T, sim *platformsim.Server, seq uint64, ep platformsim.Endpoint) (time.Time, time.Time) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	var at []time.Time
+	for len(at) < 2 {
+		r, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool {
+			return r.Seq > seq && r.Endpoint == ep && r.Faulted && r.Method != http.MethodOptions
+		})
+		if err != nil {
+			t.Fatalf("%s: %d faulted requests within 45 s, want 2: %v", ep, len(at), err)
+		}
+		seq = r.Seq
+		at = append(at, r.Time)
+	}
+	return at[0], at[1]
+}
+
+func hasLatest(u *unstructured.Unstructured, latest string) bool {
+	list, _, _ := unstructured.NestedSlice(u.Object, "status", "availableUpdates")
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && m["latest"] == latest {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// TestFaults_APIServerRestartWithCompaction runs both binaries on a control
+// plane of their own whose apiserver compacts etcd every 5 s, changes the
+// cluster enough for compaction to bite, then restarts the apiserver (down
+// for 2 s) right after compacting etcd to its current revision. Both
+// binaries must live through it; the revisions their watches resume from
+// are compacted away (410 Gone), so their informers relist; the beat then
+// converges on changes made after the restart, acting resumes on a new
+// revision, and no revision is acted on twice.
+func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
+	dir := t.TempDir()
+	audit := filepath.Join(dir, "audit.log")
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, err := kube.Start(kube.Options{APIServerArgs: map[string][]string{
+		"etcd-compaction-interval": {"5s"},
+		"audit-policy-file":        {policy}, "audit-log-path": {audit}, "audit-log-mode": {"blocking"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Logf("stop the restart test's control plane: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "actor")); err != nil {
+		t.Fatal(err)
+	}
+	observerKC, actorKC := filepath.Join(dir, "observer.kubeconfig"), filepath.Join(dir, "actor.kubeconfig")
+	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", observerKC); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-actor", actorKC); err != nil {
+		t.Fatal(err)
+	}
+	mds := restartWorld(t, env)
+
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 1, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 2}}}, `"1-100"`); err != nil {
+		t.Fatal(err)
+	}
+	observer, _ := startObserver(t, sim, "KUBECONFIG="+observerKC)
+	actor := startActor(t, sim, "actor-restart", "KUBECONFIG="+actorKC)
+	waitUntil(t, "pool-a scaled to 2", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
+
+	// Enough writes, spread over two compaction intervals, that the
+	// revisions the informers last saw are compacted away.
+	nodes := env.Client.CoreV1().Nodes()
+	for i := range 24 {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("churn-%02d", i)}}
+		if _, err := nodes.Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if err := nodes.Delete(ctx, fmt.Sprintf("churn-%02d", i-1), metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	rev, err := env.CompactEtcd(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("etcd compacted to revision %d", rev)
+	restarted := time.Now()
+	if err := env.RestartAPIServer(ctx, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("apiserver back %s after the stop", time.Since(restarted).Truncate(time.Millisecond))
+
+	// Converge: a node created after the restart reaches the beat, and the
+	// nodes deleted before it are gone from it.
+	if _, err := nodes.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "after-restart"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seq := sim.Seq()
+	converged := waitBeatWithin(t, sim, 60*time.Second, func(b platformsim.Beat) bool {
+		names := nodeNames(b)
+		return b.Seq > seq && names["after-restart"] && !names["churn-00"] && names["churn-23"]
+	})
+	t.Logf("beat converged %s after the restart", converged.Time.Sub(restarted).Truncate(time.Millisecond))
+
+	// An actor that could not renew its lease while the apiserver was away
+	// exits (code 1) so the kubelet restarts it as a standby; do the
+	// kubelet's part. Anything else is a crash.
+	if actor.Exited() {
+		code, _ := actor.Wait(0)
+		actor.Ended()
+		if code != 1 || !strings.Contains(actor.Output(), "lost the actor lease") {
+			t.Fatalf("the actor exited with code %d, not for a lost lease:\n%s", code, tail(actor.Output(), 3000))
+		}
+		t.Logf("the actor lost its lease during the restart and exited to start over; restarting it as the kubelet would")
+		actor = startActor(t, sim, "actor-restart-2", "KUBECONFIG="+actorKC)
+	}
+
+	// Acting resumes.
+	if err := sim.SetDesired(desiredDoc{Revision: 2, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"2-100"`); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "pool-a scaled to 3 after the restart", func() bool { return replicasAt(t, mds, "pool-a") == 3 })
+
+	if observer.Exited() || actor.Exited() {
+		t.Fatalf("a binary exited (observer %v, actor %v)", observer.Exited(), actor.Exited())
+	}
+	patches := 0
+	for _, e := range auditRequests(t, audit, actorUser, time.Time{}) {
+		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
+			patches++
+		}
+	}
+	if patches != 2 {
+		t.Errorf("%d successful MachineDeployment patches for two revisions, want 2", patches)
+	}
+	relists, gone := 0, 0
+	for _, e := range auditRequests(t, audit, observerUser, restarted) {
+
+		if e.Verb == "list" || e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true") {
+			relists++
+		}
+		if e.ResponseStatus != nil && e.ResponseStatus.Code == 410 {
+			gone++
+		}
+	}
+	t.Logf("after the restart the observer relisted %d times (%d answers were 410 Gone)", relists, gone)
+	if relists == 0 {
+		t.Errorf("the observer never relisted after the restart")
+	}
+}
+
+// restartWorld is machineWorld on another control plane: the CRDs and the
+// cluster simulator with one pool, pool-a, at one replica.
+func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
+	t.Helper()
+	var paths []string
+	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
+		paths = append(paths, env.CRDPath(f))
+	}
+	if _, err := env.InstallCRDs(paths...); err != nil {
+		t.Fatal(err)
+	}
+	sim, err := clustersim.New(env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sim.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if err := sim.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn.Resource(mdsGVR).Namespace("kube-system")
+}
+
+func replicasAt(t *testing.T, mds dynamic.ResourceInterface, name string) int64 {
+	t.Helper()
+	u, err := mds.Get(ctxT(t), name, metav1.GetOptions{})
+	if err != nil {
+		return -1 // the apiserver may be restarting
+	}
+	n, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+	return n
+}
+
+func waitBeatWithin(t *testing.T, sim *platformsim.Server, limit time.Duration, match func(platformsim.Beat) bool) platformsim.Beat {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	b, err := sim.WaitBeat(ctx, match)
+	if err != nil {
+		t.Fatalf("no matching beat within %s: %v", limit, err)
+	}
+	return b
+}
+
+func nodeNames(b platformsim.Beat) map[string]bool {
+	out := map[string]bool{}
+	nodes, _ := b.Payload["nodes"].([]any)
+	for _, n := range nodes {
+		if m, ok := n.(map[string]any); ok {
+			if name, ok := m["name"].(string); ok {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}

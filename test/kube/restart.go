@@ -1,0 +1,170 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// RestartAPIServer stops the running kube-apiserver (SIGTERM, then SIGKILL
+// after 5 s: its graceful drain can take a minute), keeps it down for down,
+// and starts it again with the very same command line, so its certificates,
+// ServiceAccount keys and etcd stay the clients' own. It returns once the
+// new process answers /readyz.
+func (e *Env) RestartAPIServer(ctx context.Context, down time.Duration) error {
+	pid, args, environ, err := e.apiserverProcess()
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stop kube-apiserver %d: %w", pid, err)
+	}
+	for term := time.Now(); !exited(pid); time.Sleep(50 * time.Millisecond) {
+		if ctx.Err() != nil {
+			return fmt.Errorf("kube-apiserver %d did not exit: %w", pid, ctx.Err())
+		}
+		if time.Since(term) > 5*time.Second {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(down):
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = environ
+	log, err := os.Create(filepath.Join(os.TempDir(), fmt.Sprintf("kube-apiserver-restarted-%d.log", os.Getpid())))
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return fmt.Errorf("restart kube-apiserver: %w", err)
+	}
+	e.restarted = append(e.restarted, cmd)
+	go func() { _ = cmd.Wait(); log.Close() }()
+	for {
+		if body, err := e.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err == nil && bytes.Equal(body, []byte("ok")) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("restarted kube-apiserver not ready: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// apiserverProcess finds this Env's kube-apiserver by its secure port.
+func (e *Env) apiserverProcess() (int, []string, []string, error) {
+	u, err := url.Parse(e.Config.Host)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	flag := "--secure-port=" + u.Port()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for _, d := range entries {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || exited(pid) {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+		if filepath.Base(args[0]) != "kube-apiserver" || !contains(args, flag) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		return pid, args, strings.Split(strings.TrimSuffix(string(env), "\x00"), "\x00"), nil
+	}
+	return 0, nil, nil, fmt.Errorf("no kube-apiserver process with %s", flag)
+}
+
+// exited reports whether pid is gone or a zombie waiting to be reaped.
+func exited(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the parenthesised command name.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CompactEtcd compacts etcd's history up to its current revision through
+// etcd's JSON gateway, as the apiserver's periodic compaction would once it
+// caught up: every watch resumed from an older resourceVersion then fails
+// with 410 Gone and its informer must relist.
+func (e *Env) CompactEtcd(ctx context.Context) (int64, error) {
+	var head struct {
+		Header struct {
+			Revision string `json:"revision"`
+		} `json:"header"`
+	}
+	// Any range answers with the store's current revision in its header.
+	if err := e.etcdCall(ctx, "/v3/kv/range", `{"key":"AA==","limit":1}`, &head); err != nil {
+		return 0, err
+	}
+	rev, err := strconv.ParseInt(head.Header.Revision, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("etcd revision %q: %w", head.Header.Revision, err)
+	}
+	body := fmt.Sprintf(`{"revision":"%d","physical":true}`, rev)
+	if err := e.etcdCall(ctx, "/v3/kv/compaction", body, nil); err != nil {
+		return 0, err
+	}
+	return rev, nil
+}
+
+func (e *Env) etcdCall(ctx context.Context, path, body string, out any) error {
+	u := *e.env.ControlPlane.Etcd.URL
+	u.Path = path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("etcd %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("etcd %s: %s: %s", path, resp.Status, b)
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(b, out)
+}
