@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X kubehz.dev/agent/shared/buildinfo.Version=$(VERSION)
 # The control plane the tests run against; built once per machine.
 ASSETS = $(shell hack/controlplane.sh)
 
-.PHONY: build test bench demo lint verify controlplane fuzz
+.PHONY: build test test-k8s-1.35 bench demo lint verify controlplane fuzz
 
 ## build: static observer and actor binaries into bin/
 build:
@@ -18,13 +18,21 @@ build:
 controlplane:
 	@hack/controlplane.sh >/dev/null
 
-## test: every test of every module, with the race detector, on a real apiserver
+## test: every test of every module, with the race detector, on a real
+## apiserver; then the end-to-end suite again on Kubernetes 1.35
 test: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
 	for m in $(MODULES); do \
 	  echo "== $$m"; \
-	  (cd $$m && go test -race -count=1 -timeout 20m ./...); \
+	  (cd $$m && go test -race -count=1 -timeout 30m ./...); \
 	done
+	@$(MAKE) --no-print-directory test-k8s-1.35
+
+## test-k8s-1.35: the end-to-end suite on kube-apiserver 1.35, what pilot clusters run
+test-k8s-1.35:
+	@set -e; assets="$$(hack/controlplane.sh 1.35)"; echo "== test/e2e on Kubernetes 1.35"; \
+	cd test && KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8 \
+	  go test -race -count=1 -timeout 30m ./e2e/
 
 ## bench: benchmarks that print speed and memory figures
 bench: controlplane

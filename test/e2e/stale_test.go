@@ -1,61 +1,89 @@
 package e2e
 
 import (
-	"fmt"
+	"context"
 	"testing"
+	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/platformsim"
 )
 
-// TestActor_StaleReadPatchIsRefused sends, as the actor's ServiceAccount, the
-// exact patch shape the actor sends (a merge patch carrying the
-// resourceVersion its decision was made on) after the MachineDeployment has
-// changed: the real apiserver must refuse it with 409 rather than apply it.
-// That the executor then re-decides instead of retrying blindly is pinned by
-// the actor's unit tests.
-func TestActor_StaleReadPatchIsRefused(t *testing.T) {
+// TestActor_StaleReadIsRefusedAndDecidedAgain makes the actor itself decide
+// on a stale read. Its view of the cluster is frozen (the proxy it dials
+// through holds every answer and watch event, while its requests still
+// flow), someone else changes the MachineDeployment, and the platform asks
+// for a new size. The actor decides on its cached copy, its patch carries
+// that copy's resourceVersion, and the real apiserver refuses it with 409;
+// on the next tick the actor decides again on the fresh object and the
+// patch lands, keeping the other writer's change.
+func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
+	start := time.Now()
 	world, mds := machineWorld(t)
 	if err := world.CreatePool(ctxT(t), "pool-s", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	read, err := mds.Get(ctxT(t), "pool-s", metav1.GetOptions{})
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 80, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-s", DesiredReplicas: 2}}}, `"80-100"`); err != nil {
+		t.Fatal(err)
+	}
+	proxy, kubeconfig := proxiedActorKubeconfig(t)
+	startActor(t, sim, "actor-stale", "KUBECONFIG="+kubeconfig)
+	waitUntil(t, "pool-s scaled to 2", func() bool { return replicasOf(t, mds, "pool-s") == 2 })
+
+	proxy.PauseAnswers()
+	paused := true
+	defer func() {
+		if paused {
+			proxy.ResumeAnswers()
+		}
+	}()
+	// Another writer changes the MachineDeployment; the actor does not see it.
+	if _, err := mds.Patch(ctxT(t), "pool-s", types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"touched-by":"someone-else"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seq := sim.Seq()
+	if err := sim.SetDesired(desiredDoc{Revision: 81, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-s", DesiredReplicas: 3}}}, `"81-100"`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool {
+		return r.Seq > seq && r.Endpoint == platformsim.EndpointDesired && r.Status == 200
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The decision is made at once on the cached copy; its fence read then
+	// waits for an answer. Well inside the lease's renew deadline, resume.
+	time.Sleep(500 * time.Millisecond)
+	proxy.ResumeAnswers()
+	paused = false
+
+	waitUntil(t, "pool-s scaled to 3 after deciding again", func() bool { return replicasOf(t, mds, "pool-s") == 3 })
+	var codes []int
+	for _, e := range actorRequests(t, start) {
+		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ObjectRef.Name == "pool-s" && e.ResponseStatus != nil {
+			codes = append(codes, e.ResponseStatus.Code)
+		}
+	}
+	// 2 for revision 80; then the stale 409 and the patch decided again.
+	if len(codes) != 3 || codes[0] != 200 || codes[1] != 409 || codes[2] != 200 {
+		t.Fatalf("the actor's patches of pool-s answered %v, want [200 409 200]", codes)
+	}
+	md, err := mds.Get(ctxT(t), "pool-s", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Someone else changes the MD after the actor read it.
-	if _, err := mds.Patch(ctxT(t), "pool-s", types.MergePatchType, []byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
+	if md.GetLabels()["touched-by"] != "someone-else" {
+		t.Errorf("the other writer's label was lost: %v", md.GetLabels())
 	}
-	cfg, err := suite.env.ServiceAccountConfig(ctxT(t), "kubehz-system", "kubehz-actor")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"replicas":2}}`, read.GetResourceVersion())
-	_, err = dyn.Resource(mdsGVR).Namespace("kube-system").Patch(ctxT(t), "pool-s", types.MergePatchType, []byte(body),
-		metav1.PatchOptions{FieldManager: "kubehz-agent"})
-	if !apierrors.IsConflict(err) {
-		t.Fatalf("a patch decided on a stale read got %v, want 409 Conflict", err)
-	}
-	if n := replicasOf(t, mds, "pool-s"); n != 1 {
-		t.Fatalf("the stale patch was applied: replicas %d", n)
-	}
-	// The same patch with the current resourceVersion is accepted.
-	cur, err := mds.Get(ctxT(t), "pool-s", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body = fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"replicas":2}}`, cur.GetResourceVersion())
-	if _, err := dyn.Resource(mdsGVR).Namespace("kube-system").Patch(ctxT(t), "pool-s", types.MergePatchType, []byte(body),
-		metav1.PatchOptions{FieldManager: "kubehz-agent"}); err != nil {
-		t.Fatalf("a fresh patch was refused: %v", err)
+	if !reportsDone(t, 81) {
+		t.Errorf("revision 81 does not end done in the reports")
 	}
 }

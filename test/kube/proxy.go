@@ -17,6 +17,10 @@ type Proxy struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
+
+	// down is held for writing while the answers are paused; each write
+	// towards a client holds it for reading.
+	down sync.RWMutex
 }
 
 // StartProxy listens on 127.0.0.1 and forwards to target (host:port).
@@ -49,6 +53,14 @@ func (p *Proxy) Stop() {
 	p.wg.Wait()
 }
 
+// PauseAnswers holds every byte from the target to the clients (answers and
+// watch events) until ResumeAnswers, while requests still flow to the
+// target: the client's view of the cluster freezes while its writes land.
+func (p *Proxy) PauseAnswers() { p.down.Lock() }
+
+// ResumeAnswers releases what PauseAnswers held, in order.
+func (p *Proxy) ResumeAnswers() { p.down.Unlock() }
+
 func (p *Proxy) accept() {
 	defer p.wg.Done()
 	for {
@@ -65,8 +77,8 @@ func (p *Proxy) accept() {
 			return
 		}
 		p.wg.Add(2)
-		go p.pipe(in, out)
-		go p.pipe(out, in)
+		go p.pipe(out, in, nil)
+		go p.pipe(in, out, &p.down)
 	}
 }
 
@@ -86,9 +98,27 @@ func (p *Proxy) track(conns ...net.Conn) bool {
 	return true
 }
 
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies src to dst; with gate, each write waits while it is paused.
+func (p *Proxy) pipe(dst, src net.Conn, gate *sync.RWMutex) {
 	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
-	_ = dst.Close()
-	_ = src.Close()
+	defer func() { _ = dst.Close(); _ = src.Close() }()
+	if gate == nil {
+		_, _ = io.Copy(dst, src)
+		return
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			gate.RLock()
+			_, werr := dst.Write(buf[:n])
+			gate.RUnlock()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
