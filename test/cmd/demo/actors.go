@@ -48,6 +48,7 @@ func startActors(root, bin, url, tokenFile, kubeconfig string) ([]*kube.Process,
 		p, err := kube.StartProcessTee(bin, []string{
 			"CLUSTER_ID=demo.example.net", "KUBEHZ_API_URL=" + url, "KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
 			"KUBECONFIG=" + kubeconfig, "KUBEHZ_DESIRED_POLL_SECONDS=2", "POD_NAME=" + pod,
+			"KUBEHZ_LIVENESS_FILE=" + filepath.Join(root, ".demo", pod+".alive"),
 		}, logFile)
 		if err != nil {
 			return procs, err

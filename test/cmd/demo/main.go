@@ -109,6 +109,7 @@ func run(ctx context.Context) error {
 		"KUBEHZ_FULL_INTERVAL=20s",
 		"KUBEHZ_DEBOUNCE=2s",
 		"KUBEHZ_MIN_GAP=3s",
+		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(env.Root, ".demo", "observer.alive"),
 	}, logFile)
 	if err != nil {
 		return err
