@@ -1,7 +1,6 @@
 package main
 
 import (
-	"log/slog"
 	"sync"
 	"time"
 
@@ -24,19 +23,16 @@ func livenessPath(getenv func(string) string) string {
 	return liveness.DefaultPath
 }
 
-// aliveFile keeps the liveness file fresh. Outside a pod the directory may not
-// exist; that is worth one warning, not a failure.
+// aliveFile keeps the liveness file fresh, at most every maxTouchEvery.
 type aliveFile struct {
-	path     string
+	beacon   *liveness.Beacon
 	interval time.Duration
-	log      *slog.Logger
 
-	mu     sync.Mutex
-	last   time.Time
-	warned bool
+	mu   sync.Mutex
+	last time.Time
 }
 
-func (a *aliveFile) start(now time.Time) { a.write(now.Add(startupGrace)) }
+func (a *aliveFile) start(now time.Time) { a.beacon.Until(now.Add(startupGrace)) }
 
 func (a *aliveFile) turned(now time.Time) {
 	a.mu.Lock()
@@ -46,18 +42,6 @@ func (a *aliveFile) turned(now time.Time) {
 	}
 	a.mu.Unlock()
 	if due {
-		a.write(now.Add(missedTurns * a.interval))
-	}
-}
-
-func (a *aliveFile) write(deadline time.Time) {
-	if err := liveness.Touch(a.path, deadline); err != nil {
-		a.mu.Lock()
-		warn := !a.warned
-		a.warned = true
-		a.mu.Unlock()
-		if warn {
-			a.log.Warn("Cannot write the liveness file; the exec probe will fail", "path", a.path, "err", err)
-		}
+		a.beacon.Until(now.Add(missedTurns * a.interval))
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
 )
 
@@ -49,7 +50,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, client kubernetes.Interf
 	restCfg *rest.Config, plat *platform.Client, livenessFile string) *observer {
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
-	o.alive = &aliveFile{path: livenessFile, interval: cfg.FullInterval, log: log}
+	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, nil, log), interval: cfg.FullInterval}
 	o.caches = cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
 	signal := o.caches.Signal
 	o.version = cluster.NewVersion(client.Discovery().RESTClient(), log, signal)

@@ -27,7 +27,10 @@ func NewBeacon(path string, now func() time.Time, log *slog.Logger) *Beacon {
 }
 
 // Mark records progress now and promises the next mark within d.
-func (b *Beacon) Mark(d time.Duration) { b.report(Touch(b.path, b.now().Add(d))) }
+func (b *Beacon) Mark(d time.Duration) { b.Until(b.now().Add(d)) }
+
+// Until records that the loop is alive until deadline.
+func (b *Beacon) Until(deadline time.Time) { b.report(Touch(b.path, deadline)) }
 
 // Idle records that no loop is due to make progress until the next Mark.
 func (b *Beacon) Idle() { b.report(Idle(b.path)) }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -98,13 +97,7 @@ func tail(s string, n int) string {
 // waitBeat waits for an accepted beat that match accepts.
 func waitBeat(t *testing.T, sim *platformsim.Server, match func(platformsim.Beat) bool) platformsim.Beat {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), beatWait)
-	defer cancel()
-	b, err := sim.WaitBeat(ctx, match)
-	if err != nil {
-		t.Fatalf("no matching beat within %s: %v", beatWait, err)
-	}
-	return b
+	return waitBeatWithin(t, sim, beatWait, match)
 }
 
 // after matches beats that arrived after sequence number seq.

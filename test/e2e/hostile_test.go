@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"kubehz.dev/agent/test/clustersim"
@@ -27,17 +26,7 @@ func TestFaults_HostilePlatformNeverCausesAnAct(t *testing.T) {
 	if err := world.CreatePool(ctxT(t), "pool-0", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	crds, err := suite.env.InstallCRDs(suite.env.CRDPath("lok8s.dev_clusterinventories.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = inventories(t).Delete(context.Background(), "cluster", metav1.DeleteOptions{})
-		if err := suite.env.UninstallCRDs(crds); err != nil {
-			t.Error(err)
-		}
-	})
-	createInventory(t)
+	installInventory(t)
 
 	sim := startSim(t, platformsim.Options{})
 	doc := func(rev, replicas int64) desiredDoc {

@@ -37,6 +37,23 @@ func inventorySpec() map[string]any {
 	}
 }
 
+// installInventory installs the ClusterInventory CRD and creates the
+// singleton for one test; both are gone after it.
+func installInventory(t *testing.T) {
+	t.Helper()
+	crds, err := suite.env.InstallCRDs(suite.env.CRDPath("lok8s.dev_clusterinventories.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = inventories(t).Delete(context.Background(), "cluster", metav1.DeleteOptions{})
+		if err := suite.env.UninstallCRDs(crds); err != nil {
+			t.Error(err)
+		}
+	})
+	createInventory(t)
+}
+
 // createInventory creates the singleton with spec and, as another writer
 // would, an observedAddons status entry that the observer must never touch.
 func createInventory(t *testing.T) {
@@ -116,17 +133,7 @@ func TestObserver_InventoryMirrorAndVerdictWriteBack(t *testing.T) {
 		t.Errorf("an absent ClusterInventory CRD was logged; it must be silent")
 	}
 
-	crds, err := suite.env.InstallCRDs(suite.env.CRDPath("lok8s.dev_clusterinventories.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = inventories(t).Delete(context.Background(), "cluster", metav1.DeleteOptions{})
-		if err := suite.env.UninstallCRDs(crds); err != nil {
-			t.Error(err)
-		}
-	})
-	createInventory(t)
+	installInventory(t)
 	b := waitBeat(t, sim, func(b platformsim.Beat) bool { _, ok := b.Payload["inventory"]; return ok })
 	if got := normalize(b.Payload["inventory"]); !reflect.DeepEqual(got, normalize(inventorySpec())) {
 		t.Errorf("inventory on the beat:\n got %v\nwant %v", got, inventorySpec())

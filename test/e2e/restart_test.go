@@ -194,6 +194,7 @@ func replicasAt(t *testing.T, mds dynamic.ResourceInterface, name string) int64 
 	return n
 }
 
+// waitBeatWithin waits up to limit for an accepted beat that match accepts.
 func waitBeatWithin(t *testing.T, sim *platformsim.Server, limit time.Duration, match func(platformsim.Beat) bool) platformsim.Beat {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
