@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -51,8 +52,10 @@ func TestObserver_FirstBeatMatchesCluster(t *testing.T) {
 	if first.Schema != 2 || first.ClusterID != clusterID || first.Agent.Mode != "operator" {
 		t.Errorf("header = schema %d, cluster %q, mode %q", first.Schema, first.ClusterID, first.Agent.Mode)
 	}
-	if first.Kubernetes.Version != "v1.37.2" {
-		t.Errorf("kubernetes.version = %q, want the apiserver's v1.37.2", first.Kubernetes.Version)
+	// The pinned apiserver of this run (v1.37.2, or v1.35.8 in the
+	// compatibility run), as the harness checked it at start.
+	if want, _ := kube.WantKubeVersion(); first.Kubernetes.Version != want {
+		t.Errorf("kubernetes.version = %q, want the apiserver's %s", first.Kubernetes.Version, want)
 	}
 	if _, err := time.Parse(time.RFC3339, first.Timestamp); err != nil || !strings.HasSuffix(first.Timestamp, "Z") {
 		t.Errorf("timestamp %q is not RFC 3339 UTC", first.Timestamp)
