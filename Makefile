@@ -19,14 +19,18 @@ controlplane:
 	@hack/controlplane.sh >/dev/null
 
 ## test: every test of every module, with the race detector, on a real
-## apiserver; then the end-to-end suite again on Kubernetes 1.35
+## apiserver; meanwhile the end-to-end suite again on Kubernetes 1.35
 test: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
+	hack/controlplane.sh 1.35 >/dev/null; \
+	log="$$(mktemp)"; \
+	$(MAKE) --no-print-directory test-k8s-1.35 >"$$log" 2>&1 & compat=$$!; \
+	trap 'kill $$compat 2>/dev/null; rm -f "$$log"' EXIT; \
 	for m in $(MODULES); do \
 	  echo "== $$m"; \
 	  (cd $$m && go test -race -count=1 -timeout 30m ./...); \
-	done
-	@$(MAKE) --no-print-directory test-k8s-1.35
+	done; \
+	status=0; wait $$compat || status=$$?; cat "$$log"; exit $$status
 
 ## test-k8s-1.35: the end-to-end suite on kube-apiserver 1.35, what pilot clusters run
 test-k8s-1.35:
