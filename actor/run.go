@@ -5,14 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/actor/internal/execute"
@@ -83,11 +79,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	work := func(ctx context.Context, fence *lead.Fence) error {
 		alive.Step()
 		defer alive.Idle()
-		// The guard's watch may lag (a reconnect): confirm with a live read
-		// that the Deployment still stands before acting in a new term.
-		if err := deploymentStands(ctx, client, cfg.Namespace, deployment); err != nil {
+		// The guard's watch may lag (a reconnect): confirm with the fence's
+		// live reads that this term and the Deployment stand before polling.
+		_, confirmed, err := fence.Write(ctx)
+		if err != nil {
 			return err
 		}
+		confirmed()
 		exec := &execute.Executor{
 			Base:        ctx,
 			Fence:       fence,
@@ -129,21 +127,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log.Info("Actor stopped", "err", err)
 	return err
-}
-
-// deploymentStands reads the actor's own Deployment: acting is allowed only
-// while it exists and is not being deleted.
-func deploymentStands(ctx context.Context, client kubernetes.Interface, namespace, name string) error {
-	rctx, cancel := context.WithTimeout(ctx, lead.WriteDeadline)
-	defer cancel()
-	d, err := client.AppsV1().Deployments(namespace).Get(rctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) || err == nil && d.DeletionTimestamp != nil {
-		return lead.ErrFenced
-	}
-	if err != nil {
-		return fmt.Errorf("confirm the actor Deployment: %w", err)
-	}
-	return nil
 }
 
 // identity names this process in the Lease: the pod name, plus a random
