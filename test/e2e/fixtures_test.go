@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -86,11 +87,12 @@ func updateNodeReady(ctx context.Context, name string, status corev1.ConditionSt
 func createNamespace(t *testing.T, name string) {
 	t.Helper()
 	c := suite.env.Client.CoreV1().Namespaces()
-	if _, err := c.Create(ctxT(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+	// No namespace controller runs here, so a deleted namespace would stay
+	// Terminating: namespaces are kept, and an earlier run's (-count=2) is
+	// reused; their pods and events are deleted by the tests instead.
+	if _, err := c.Create(ctxT(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	// No namespace controller runs here, so a deleted namespace would stay
-	// Terminating; its pods and events are deleted by the tests instead.
 }
 
 // createPod creates a pod and writes its phase, as a kubelet would.
