@@ -37,14 +37,21 @@ func member(m map[string]json.RawMessage, key string, v any) error {
 	return nil
 }
 
-// members decodes each named member in turn and stops at the first error.
-func members(b []byte, into map[string]any) error {
+// into pairs one exact key with where its value goes.
+type into struct {
+	key string
+	v   any
+}
+
+// members decodes each named member in the order given and stops at the
+// first error, so a document with two bad members always names the same one.
+func members(b []byte, targets ...into) error {
 	m, err := fields(b)
 	if err != nil {
 		return err
 	}
-	for key, v := range into {
-		if err := member(m, key, v); err != nil {
+	for _, t := range targets {
+		if err := member(m, t.key, t.v); err != nil {
 			return err
 		}
 	}
@@ -54,10 +61,8 @@ func members(b []byte, into map[string]any) error {
 // UnmarshalJSON reads the document's top-level members by exact key.
 func (d *Document) UnmarshalJSON(b []byte) error {
 	var out Document
-	if err := members(b, map[string]any{
-		"revision": &out.Revision, "kubernetesVersion": &out.KubernetesVersion,
-		"workerPools": &out.WorkerPools, "execution": &out.Execution, "healing": &out.Healing,
-	}); err != nil {
+	if err := members(b, into{"revision", &out.Revision}, into{"kubernetesVersion", &out.KubernetesVersion},
+		into{"workerPools", &out.WorkerPools}, into{"execution", &out.Execution}, into{"healing", &out.Healing}); err != nil {
 		return err
 	}
 	*d = out
@@ -68,7 +73,7 @@ func (d *Document) UnmarshalJSON(b []byte) error {
 // "scaling", "upgrades" and "healing" set true may authorize anything.
 func (x *Execution) UnmarshalJSON(b []byte) error {
 	var out Execution
-	if err := members(b, map[string]any{"scaling": &out.Scaling, "upgrades": &out.Upgrades, "healing": &out.Healing}); err != nil {
+	if err := members(b, into{"scaling", &out.Scaling}, into{"upgrades", &out.Upgrades}, into{"healing", &out.Healing}); err != nil {
 		return err
 	}
 	*x = out
@@ -78,11 +83,9 @@ func (x *Execution) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads the healing policy by exact key; "enabled" arms it.
 func (h *Healing) UnmarshalJSON(b []byte) error {
 	var out Healing
-	if err := members(b, map[string]any{
-		"enabled": &out.Enabled, "maxUnhealthy": &out.MaxUnhealthy,
-		"nodeStartupTimeoutSeconds": &out.NodeStartupTimeoutSeconds,
-		"unhealthyAfterSeconds":     &out.UnhealthyAfterSeconds, "cooldownSeconds": &out.CooldownSeconds,
-	}); err != nil {
+	if err := members(b, into{"enabled", &out.Enabled}, into{"maxUnhealthy", &out.MaxUnhealthy},
+		into{"nodeStartupTimeoutSeconds", &out.NodeStartupTimeoutSeconds},
+		into{"unhealthyAfterSeconds", &out.UnhealthyAfterSeconds}, into{"cooldownSeconds", &out.CooldownSeconds}); err != nil {
 		return err
 	}
 	*h = out

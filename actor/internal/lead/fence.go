@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -73,14 +74,21 @@ func (f *Fence) leaseDeadline(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("confirm the lease before writing: %w", err)
 	}
-	spec := lease.Spec
-	if spec.HolderIdentity == nil || *spec.HolderIdentity != f.identity {
+	return writeDeadline(lease.Spec, f.identity, f.now())
+}
+
+// writeDeadline decides, from the Lease as read and the time now, until
+// when identity may have a write in flight: SafetyMargin before the lease
+// could expire and at most WriteDeadline from now. It refuses when the
+// Lease names another holder, carries no renewal, or has less than
+// SafetyMargin left.
+func writeDeadline(spec coordinationv1.LeaseSpec, identity string, now time.Time) (time.Time, error) {
+	if spec.HolderIdentity == nil || *spec.HolderIdentity != identity {
 		return time.Time{}, fmt.Errorf("%w: the lease is held by %q", ErrLostLease, deref(spec.HolderIdentity))
 	}
 	if spec.RenewTime == nil || spec.LeaseDurationSeconds == nil {
 		return time.Time{}, fmt.Errorf("%w: the lease carries no renewal", ErrLostLease)
 	}
-	now := f.now()
 	expires := spec.RenewTime.Add(time.Duration(*spec.LeaseDurationSeconds) * time.Second)
 	safeEnd := expires.Add(-SafetyMargin)
 	if !now.Before(safeEnd) {

@@ -8,21 +8,19 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
+// TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline is Write through a fake
+// apiserver: what it reads, in which order, and what it hands back. The
+// lease-shape boundaries are writeDeadline's own table below.
 func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
 	const duration = int32(LeaseDuration / time.Second)
 	expiry := func(renewed time.Time) time.Time { return renewed.Add(LeaseDuration) }
-	noHolder := heldLease("me", now.Add(-time.Second), duration)
-	noHolder.Spec.HolderIdentity = nil
-	noRenewal := heldLease("me", now.Add(-time.Second), duration)
-	noRenewal.Spec.RenewTime = nil
-	noDuration := heldLease("me", now.Add(-time.Second), duration)
-	noDuration.Spec.LeaseDurationSeconds = nil
 
 	cases := []struct {
 		name      string
@@ -66,64 +64,14 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			wantErr: ErrLostLease, wantReads: 1,
 		},
 		{
-			name:    "released lease with an empty holder refuses",
-			lease:   heldLease("", now.Add(-time.Second), 1),
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "lease without a holder refuses",
-			lease:   noHolder,
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "lease without a renewal time refuses",
-			lease:   noRenewal,
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "lease without a duration refuses",
-			lease:   noDuration,
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "renewal expired exactly at renewTime plus duration refuses",
-			lease:   heldLease("me", now.Add(-LeaseDuration), duration),
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "renewal expired a microsecond ago refuses",
-			lease:   heldLease("me", now.Add(-LeaseDuration-time.Microsecond), duration),
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "renewal inside the safety margin refuses though not yet expired",
-			lease:   heldLease("me", now.Add(-LeaseDuration+time.Second), duration),
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
-			name:    "exactly at expiry less the margin refuses",
-			lease:   heldLease("me", now.Add(-LeaseDuration+5*time.Second), duration),
-			wantErr: ErrLostLease, wantReads: 1,
-		},
-		{
 			name:      "fresh renewal: the deadline is WriteDeadline from now",
 			lease:     heldLease("me", now.Add(-time.Second), duration),
-			wantReads: 2, wantDeadline: now.Add(WriteDeadline),
-		},
-		{
-			name:      "renewal just now: the deadline is WriteDeadline from now",
-			lease:     heldLease("me", now, duration),
 			wantReads: 2, wantDeadline: now.Add(WriteDeadline),
 		},
 		{
 			name:      "margin reached within WriteDeadline: the deadline is the expiry less the margin",
 			lease:     heldLease("me", now.Add(-LeaseDuration+5*time.Second+2*time.Second), duration),
 			wantReads: 2, wantDeadline: now.Add(2 * time.Second),
-		},
-		{
-			name:      "margin reached in a microsecond: the deadline is a microsecond away",
-			lease:     heldLease("me", now.Add(-LeaseDuration+5*time.Second+time.Microsecond), duration),
-			wantReads: 2, wantDeadline: now.Add(time.Microsecond),
 		},
 		{
 			name:  "the actor Deployment deleted fences",
@@ -213,6 +161,55 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			cancelParent()
 			if wctx.Err() == nil {
 				t.Errorf("the write context outlived the caller's context")
+			}
+		})
+	}
+}
+
+func TestWriteDeadline_RefusesOrBoundsAtEveryEdge(t *testing.T) {
+	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+	spec := func(holder *string, renewed *time.Time, seconds *int32) coordinationv1.LeaseSpec {
+		s := coordinationv1.LeaseSpec{HolderIdentity: holder, LeaseDurationSeconds: seconds}
+		if renewed != nil {
+			r := metav1.NewMicroTime(*renewed)
+			s.RenewTime = &r
+		}
+		return s
+	}
+	me, other, empty := "me", "other", ""
+	fifteen := int32(15)
+	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
+	cases := []struct {
+		name string
+		spec coordinationv1.LeaseSpec
+		want time.Time // zero: refused with ErrLostLease
+	}{
+		{"held by another identity", spec(&other, at(-time.Second), &fifteen), time.Time{}},
+		{"released: empty holder", spec(&empty, at(-time.Second), &fifteen), time.Time{}},
+		{"no holder", spec(nil, at(-time.Second), &fifteen), time.Time{}},
+		{"no renewal time", spec(&me, nil, &fifteen), time.Time{}},
+		{"no duration", spec(&me, at(-time.Second), nil), time.Time{}},
+		{"expired exactly now", spec(&me, at(-15*time.Second), &fifteen), time.Time{}},
+		{"expired a microsecond ago", spec(&me, at(-15*time.Second-time.Microsecond), &fifteen), time.Time{}},
+		{"not expired, but inside the 5 s margin", spec(&me, at(-14*time.Second), &fifteen), time.Time{}},
+		{"exactly at expiry less 5 s", spec(&me, at(-10*time.Second), &fifteen), time.Time{}},
+		{"a microsecond before expiry less 5 s", spec(&me, at(-10*time.Second+time.Microsecond), &fifteen), now.Add(time.Microsecond)},
+		{"margin reached within 5 s: expiry less 5 s", spec(&me, at(-8*time.Second), &fifteen), now.Add(2 * time.Second)},
+		{"margin reached exactly 5 s from now: 5 s from now", spec(&me, at(-5*time.Second), &fifteen), now.Add(5 * time.Second)},
+		{"renewed just now: 5 s from now", spec(&me, at(0), &fifteen), now.Add(5 * time.Second)},
+		{"renewed in this clock's future (skew): 5 s from now", spec(&me, at(3*time.Second), &fifteen), now.Add(5 * time.Second)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := writeDeadline(tc.spec, "me", now)
+			if tc.want.IsZero() {
+				if !errors.Is(err, ErrLostLease) || !got.IsZero() {
+					t.Fatalf("got %s, %v; want a refusal with ErrLostLease", got, err)
+				}
+				return
+			}
+			if err != nil || !got.Equal(tc.want) {
+				t.Fatalf("got %s, %v; want %s", got, err, tc.want)
 			}
 		})
 	}
