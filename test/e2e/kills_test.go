@@ -128,8 +128,10 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 	t.Logf("%d leadership terms wrote, none overlapping", len(ordered))
 }
 
-// reportsDone reads the hand-off ConfigMap as the observer would: the
-// document answers rev and every report in it is done.
+// reportsDone reads the hand-off ConfigMap as the observer would: written
+// by the Lease's current holder, the document answers rev and every report
+// in it is done. An earlier test's document, or a deposed leader's, never
+// counts.
 func reportsDone(t *testing.T, rev int64) bool {
 	t.Helper()
 	cm, err := suite.env.Client.CoreV1().ConfigMaps("kubehz-system").Get(ctxT(t), report.ConfigMapName, metav1.GetOptions{})
@@ -137,7 +139,7 @@ func reportsDone(t *testing.T, rev int64) bool {
 		return false
 	}
 	doc, _ := report.Decode(cm.Data[report.Key])
-	if doc.Revision != rev || len(doc.Actions) == 0 {
+	if doc.Holder == "" || doc.Holder != leaseHolder(t) || doc.Revision != rev || len(doc.Actions) == 0 {
 		return false
 	}
 	for _, a := range doc.Actions {

@@ -14,13 +14,16 @@ import (
 	"kubehz.dev/agent/test/platformsim"
 )
 
-// TestFaults_PartitionedLeaderStopsWritingAndExits cuts the leading actor
+// TestFaults_PartitionedLeaderExitsAndTheStandbyActs cuts the leading actor
 // off from the apiserver (the proxy it dials through is stopped) and then
-// gives it a reason to write: a new revision, which it still fetches from
-// the platform. It must make no further write, give up once its lease is
-// lost and exit (so its pod restarts as a standby), while the standby takes
-// over and acts.
-func TestFaults_PartitionedLeaderStopsWritingAndExits(t *testing.T) {
+// gives the actors a reason to write: a new revision, which the cut leader
+// still fetches from the platform. The cut leader must give up once its
+// lease is lost and exit (so its pod restarts as a standby), and the
+// standby must take over and act. That nothing of the cut leader's reaches
+// the apiserver after the cut is checked too, but a stopped proxy makes it
+// so by itself; that a deposed leader able to reach the apiserver again
+// writes nothing is TestActor_FrozenLeader's proof.
+func TestFaults_PartitionedLeaderExitsAndTheStandbyActs(t *testing.T) {
 	start := time.Now()
 	world, mds := machineWorld(t)
 	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {

@@ -5,6 +5,7 @@
 package kube
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -141,21 +142,43 @@ func (e *Env) checkVersions() error {
 
 // EtcdVersion is the running etcd's own answer on its /version endpoint.
 func (e *Env) EtcdVersion() (string, error) {
-	u := *e.env.ControlPlane.Etcd.URL
-	u.Path = "/version"
-	c := &http.Client{Timeout: 10 * time.Second}
-	resp, err := c.Get(u.String())
-	if err != nil {
-		return "", fmt.Errorf("etcd version: %w", err)
-	}
-	defer resp.Body.Close()
 	var v struct {
 		Server string `json:"etcdserver"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v); err != nil {
-		return "", fmt.Errorf("etcd version: %w", err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.etcdCall(ctx, http.MethodGet, "/version", "", &v); err != nil {
+		return "", err
 	}
 	return v.Server, nil
+}
+
+// etcdCall sends one request to etcd's HTTP endpoint (its JSON gateway, or
+// /version) and decodes the answer into out, if set.
+func (e *Env) etcdCall(ctx context.Context, method, path, body string, out any) error {
+	u := *e.env.ControlPlane.Etcd.URL
+	u.Path = path
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("etcd %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("etcd %s: %s: %s", path, resp.Status, b)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("etcd %s: %w", path, err)
+	}
+	return nil
 }
 
 // Stop shuts the control plane down and removes its data. After a

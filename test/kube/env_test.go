@@ -55,7 +55,7 @@ func TestStart_IgnoresEnvtestAssetOverrides(t *testing.T) {
 	}
 }
 
-// The Go harness and the build script name the same versions.
+// The Go harness, the build script and the Makefile name the same versions.
 func TestPinnedVersions_MatchTheBuildScript(t *testing.T) {
 	root, err := RepoRoot()
 	if err != nil {
@@ -65,9 +65,20 @@ func TestPinnedVersions_MatchTheBuildScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\nKUBE_VERSION=" + KubeVersion + "\n", "\nETCD_VERSION=v" + EtcdVersion + "\n"} {
-		if !strings.Contains(string(script), want) {
-			t.Errorf("hack/controlplane.sh lacks %q", strings.TrimSpace(want))
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"\nKUBE_VERSION=" + KubeVersion + "\n", "\nETCD_VERSION=v" + EtcdVersion + "\n"}
+	for v := range compatible {
+		want = append(want, "  KUBE_VERSION="+v+"\n")
+		if !strings.Contains(string(makefile), KubeVersionEnv+"="+v) {
+			t.Errorf("the Makefile does not run the compatibility suite with %s=%s", KubeVersionEnv, v)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(string(script), w) {
+			t.Errorf("hack/controlplane.sh lacks %q", strings.TrimSpace(w))
 		}
 	}
 }

@@ -3,14 +3,13 @@ package kube
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,7 +88,7 @@ func (e *Env) apiserverProcess() (int, []string, []string, error) {
 			continue
 		}
 		args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
-		if filepath.Base(args[0]) != "kube-apiserver" || !contains(args, flag) {
+		if filepath.Base(args[0]) != "kube-apiserver" || !slices.Contains(args, flag) {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
@@ -112,15 +111,6 @@ func exited(pid int) bool {
 	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // CompactEtcd compacts etcd's history up to its current revision through
 // etcd's JSON gateway, as the apiserver's periodic compaction would once it
 // caught up: every watch resumed from an older resourceVersion then fails
@@ -132,7 +122,7 @@ func (e *Env) CompactEtcd(ctx context.Context) (int64, error) {
 		} `json:"header"`
 	}
 	// Any range answers with the store's current revision in its header.
-	if err := e.etcdCall(ctx, "/v3/kv/range", `{"key":"AA==","limit":1}`, &head); err != nil {
+	if err := e.etcdCall(ctx, http.MethodPost, "/v3/kv/range", `{"key":"AA==","limit":1}`, &head); err != nil {
 		return 0, err
 	}
 	rev, err := strconv.ParseInt(head.Header.Revision, 10, 64)
@@ -140,31 +130,8 @@ func (e *Env) CompactEtcd(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("etcd revision %q: %w", head.Header.Revision, err)
 	}
 	body := fmt.Sprintf(`{"revision":"%d","physical":true}`, rev)
-	if err := e.etcdCall(ctx, "/v3/kv/compaction", body, nil); err != nil {
+	if err := e.etcdCall(ctx, http.MethodPost, "/v3/kv/compaction", body, nil); err != nil {
 		return 0, err
 	}
 	return rev, nil
-}
-
-func (e *Env) etcdCall(ctx context.Context, path, body string, out any) error {
-	u := *e.env.ControlPlane.Etcd.URL
-	u.Path = path
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("etcd %s: %w", path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("etcd %s: %s: %s", path, resp.Status, b)
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(b, out)
 }
