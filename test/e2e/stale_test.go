@@ -33,7 +33,9 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 	}
 	proxy, kubeconfig := proxiedActorKubeconfig(t)
 	startActor(t, sim, "actor-stale", "KUBECONFIG="+kubeconfig)
-	waitUntil(t, "pool-s scaled to 2", func() bool { return replicasOf(t, mds, "pool-s") == 2 })
+	// Pause only once the pass is over (its report published), so no step
+	// of revision 80 waits on a held answer.
+	waitUntil(t, "revision 80 done", func() bool { return replicasOf(t, mds, "pool-s") == 2 && reportsDone(t, 80) })
 
 	proxy.PauseAnswers()
 	paused := true
