@@ -4,16 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// errorRunes is how many code points of an error's text a detail keeps.
-const errorRunes = 160
 
 // Patch is one write: set spec.replicas of the MachineDeployment MD to To.
 type Patch struct {
@@ -80,7 +76,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 		return a, false
 	default:
 		a.Status = wire.StatusFailed
-		a.Detail = "patch failed: " + Sanitize(err.Error())
+		a.Detail = "patch failed: " + guard.Sanitize(err.Error())
 		if apierrors.IsForbidden(err) {
 			a.Detail += fmt.Sprintf("; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q", p.Namespace)
 		}
@@ -112,26 +108,4 @@ func Retry(steps []Step, outcomes []wire.Action) bool {
 		}
 	}
 	return false
-}
-
-// Sanitize makes error text fit a detail: line breaks become spaces and the
-// text is cut at 160 code points, with "…" appended when cut.
-func Sanitize(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, s)
-	if utf8.RuneCountInString(s) <= errorRunes {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == errorRunes {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -245,8 +246,8 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 			if len(api.patches) != 0 || retry {
 				t.Fatalf("patches = %+v, retry = %v; want none and false", api.patches, retry)
 			}
-			if !LooksControlPlane(tc.md) {
-				t.Fatal("LooksControlPlane = false")
+			if guard.ControlPlaneReason(tc.md.guardPool()) == "" {
+				t.Fatal("ControlPlaneReason is empty")
 			}
 		})
 	}
@@ -255,28 +256,14 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 func TestScale_HetznerTypeNameIsNotControlPlane(t *testing.T) {
 	for _, name := range []string{"cpx31-workers", "workers-cpx21", "ccp-pool", "cp1-pool"} {
 		md := worker(name, 1)
-		if LooksControlPlane(md) {
-			t.Errorf("LooksControlPlane(%q) = true", name)
+		if guard.ControlPlaneReason(md.guardPool()) != "" {
+			t.Errorf("ControlPlaneReason(%q) is not empty", name)
 		}
 		api := &fakeAPI{}
 		got, _ := execute(Plan([]Pool{{Name: name, DesiredReplicas: 2}}, mdsOf(md), nil, policy), api)
 		if len(api.patches) != 1 || got[0].Status != wire.StatusDone {
 			t.Errorf("%s: reports %+v, patches %+v; want it scaled", name, got, api.patches)
 		}
-	}
-}
-
-func TestScale_AutoscalerKeyFindsEachKey(t *testing.T) {
-	for _, key := range autoscalerAnnotations {
-		if got := AutoscalerKey(map[string]string{"unrelated": "x", key: ""}); got != key {
-			t.Errorf("AutoscalerKey with %s = %q", key, got)
-		}
-	}
-	if got := AutoscalerKey(map[string]string{"cluster.x-k8s.io/cluster-name": "c"}); got != "" {
-		t.Errorf("AutoscalerKey without autoscaler keys = %q", got)
-	}
-	if got := AutoscalerKey(nil); got != "" {
-		t.Errorf("AutoscalerKey(nil) = %q", got)
 	}
 }
 
@@ -332,25 +319,6 @@ func TestScale_PatchBodyCarriesTheDecidedResourceVersion(t *testing.T) {
 	}
 }
 
-func TestScale_ErrorTextIsOneLineAndCutAt160CodePoints(t *testing.T) {
-	if got := Sanitize("a\nb\r\nc"); got != "a b  c" {
-		t.Errorf("Sanitize newlines = %q", got)
-	}
-	exact := strings.Repeat("é", 160)
-	if got := Sanitize(exact); got != exact {
-		t.Error("Sanitize cut a 160 code point text")
-	}
-	long := strings.Repeat("é", 161)
-	if got, want := Sanitize(long), exact+"…"; got != want {
-		t.Errorf("Sanitize(161 × é) = %q, want %q", got, want)
-	}
-	steps := Plan([]Pool{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
-	a, _ := Outcome(steps[0], errors.New(strings.Repeat("x", 300)))
-	if want := "patch failed: " + strings.Repeat("x", 160) + "…"; a.Detail != want {
-		t.Errorf("detail = %q", a.Detail)
-	}
-}
-
 // TestScale_UnknownCountIsRefusedNeverScaledToZero: a pool whose
 // desiredReplicas was missing, null or not an integer must not read as 0.
 func TestScale_UnknownCountIsRefusedNeverScaledToZero(t *testing.T) {
@@ -377,5 +345,13 @@ func TestScale_DuplicateStraddlingThe100PoolCutIsRefused(t *testing.T) {
 	if last.Action.Target != "pool-099" || last.Patch != nil || last.Action.Status != wire.StatusFailed ||
 		!strings.Contains(last.Action.Detail, "more than once") {
 		t.Fatalf("pool-099 step = %+v (patch %v), want a refusal naming the duplicate", last.Action, last.Patch)
+	}
+}
+
+func TestScale_PatchErrorIsCutAt160CodePoints(t *testing.T) {
+	steps := Plan([]Pool{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	a, _ := Outcome(steps[0], errors.New(strings.Repeat("x", 300)))
+	if want := "patch failed: " + strings.Repeat("x", 160) + "…"; a.Detail != want {
+		t.Errorf("detail = %q", a.Detail)
 	}
 }

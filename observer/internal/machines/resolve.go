@@ -3,10 +3,8 @@ package machines
 import (
 	"cmp"
 	"slices"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
-
+	"kubehz.dev/agent/shared/machinepool"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -14,48 +12,21 @@ import (
 const UnknownPool = "unknown"
 
 // resolver maps a Machine to the MachineDeployment (pool) that owns it.
-type resolver struct {
-	claiming []*MachineDeployment // non-nil selector, sorted by name
-	exists   map[string]bool      // every named MD, for the owner fallback
-}
+type resolver struct{ machinepool.Resolver }
 
 func newResolver(mds []*MachineDeployment) resolver {
-	r := resolver{exists: make(map[string]bool, len(mds))}
+	pools := make([]machinepool.Pool, 0, len(mds))
 	for _, d := range mds {
-		if d == nil || d.Name == "" {
-			continue
-		}
-		r.exists[d.Name] = true
-		if d.Selector != nil {
-			r.claiming = append(r.claiming, d)
+		if d != nil {
+			pools = append(pools, machinepool.Pool{Name: d.Name, Selector: d.Selector})
 		}
 	}
-	// Sorted so that overlapping selectors resolve the same way every pass.
-	slices.SortFunc(r.claiming, func(a, b *MachineDeployment) int { return cmp.Compare(a.Name, b.Name) })
-	return r
+	return resolver{machinepool.NewResolver(pools)}
 }
 
-// pool returns the owning MD's name: the first MD by name whose selector
-// matches the Machine's labels, else the MD named after an owning MachineSet
-// minus its last "-segment" (pool-a-6d8f9b7c4 → pool-a) if that MD exists.
-// ok is false when nothing owns the machine.
+// pool returns the owning MD's name; ok is false when nothing owns m.
 func (r resolver) pool(m *Machine) (name string, ok bool) {
-	set := labels.Set(m.Labels)
-	for _, d := range r.claiming {
-		if d.Selector.Matches(set) {
-			return d.Name, true
-		}
-	}
-	for _, ms := range m.MachineSets {
-		i := strings.LastIndex(ms, "-")
-		if i < 0 {
-			continue
-		}
-		if md := ms[:i]; r.exists[md] {
-			return md, true
-		}
-	}
-	return "", false
+	return r.Resolve(m.Labels, m.MachineSets)
 }
 
 // poolOrUnknown is pool for issue reporting: unresolved machines are unowned.

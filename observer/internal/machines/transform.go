@@ -3,13 +3,11 @@ package machines
 import (
 	"math"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/machinepool"
 )
 
 // APIGroup is machine-controller's legacy group, not cluster.x-k8s.io.
@@ -20,10 +18,6 @@ var (
 	MachinesResource    = schema.GroupVersionResource{Group: APIGroup, Version: "v1alpha1", Resource: "machines"}
 	DeploymentsResource = schema.GroupVersionResource{Group: APIGroup, Version: "v1alpha1", Resource: "machinedeployments"}
 )
-
-// machineSetKind is the owner kind the pool fallback follows; its apiVersion
-// is deliberately not checked.
-const machineSetKind = "MachineSet"
 
 // Transforms run before an object enters an informer cache. They are
 // idempotent: client-go may hand an already-compacted record back through
@@ -46,17 +40,7 @@ func MachineFrom(u *unstructured.Unstructured) *Machine {
 		ErrorReason:  str(u.Object, "status", "errorReason"),
 		ErrorMessage: str(u.Object, "status", "errorMessage"),
 	}
-	refs, _, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "ownerReferences")
-	list, _ := refs.([]any)
-	for _, r := range list {
-		ref, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		if name := str(ref, "name"); str(ref, "kind") == machineSetKind && name != "" {
-			m.MachineSets = append(m.MachineSets, name)
-		}
-	}
+	m.MachineSets = machinepool.MachineSets(u.Object)
 	return m
 }
 
@@ -66,27 +50,10 @@ func DeploymentFrom(u *unstructured.Unstructured) *MachineDeployment {
 	return &MachineDeployment{
 		Namespace: u.GetNamespace(),
 		Name:      u.GetName(),
-		Selector:  selectorFrom(u.Object),
+		Selector:  machinepool.Selector(u.Object),
 		Replicas:  count(u.Object, "spec", "replicas"),
 		Ready:     count(u.Object, "status", "readyReplicas"),
 	}
-}
-
-func selectorFrom(obj map[string]any) labels.Selector {
-	raw, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "selector")
-	fields, ok := raw.(map[string]any)
-	if !ok {
-		return nil
-	}
-	var ls metav1.LabelSelector
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(fields, &ls); err != nil {
-		return nil
-	}
-	sel, err := metav1.LabelSelectorAsSelector(&ls)
-	if err != nil || sel.Empty() {
-		return nil
-	}
-	return sel
 }
 
 func str(obj map[string]any, path ...string) string {

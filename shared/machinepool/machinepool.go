@@ -1,0 +1,109 @@
+// Package machinepool maps a machine-controller Machine to the
+// MachineDeployment (pool) that owns it (CONTRACT §5.3). The observer files
+// machine issues under the pool it finds; the actor refuses to heal a
+// machine it cannot place, because deleting an unowned machine would lose
+// the capacity for good.
+package machinepool
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Pool is one MachineDeployment as resolution sees it. Selector is nil when
+// spec.selector is absent, empty or unparsable.
+type Pool struct {
+	Name     string
+	Selector labels.Selector
+}
+
+// Resolver places Machines in pools. Build it once per pass.
+type Resolver struct {
+	claiming []Pool          // non-nil selector, sorted by name
+	exists   map[string]bool // every named MD, for the owner fallback
+}
+
+// NewResolver indexes the pools of one namespace.
+func NewResolver(pools []Pool) Resolver {
+	r := Resolver{exists: make(map[string]bool, len(pools))}
+	for _, p := range pools {
+		if p.Name == "" {
+			continue
+		}
+		r.exists[p.Name] = true
+		if p.Selector != nil {
+			r.claiming = append(r.claiming, p)
+		}
+	}
+	// Sorted so that overlapping selectors resolve the same way every pass.
+	slices.SortFunc(r.claiming, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
+	return r
+}
+
+// Resolve returns the owning MD's name: the first MD by name whose selector
+// matches the Machine's labels, else the MD named after an owning MachineSet
+// minus its last "-segment" (pool-a-6d8f9b7c4 → pool-a) if that MD exists.
+// ok is false when nothing owns the machine.
+func (r Resolver) Resolve(machineLabels map[string]string, machineSets []string) (name string, ok bool) {
+	set := labels.Set(machineLabels)
+	for _, p := range r.claiming {
+		if p.Selector.Matches(set) {
+			return p.Name, true
+		}
+	}
+	for _, ms := range machineSets {
+		i := strings.LastIndex(ms, "-")
+		if i < 0 {
+			continue
+		}
+		if md := ms[:i]; r.exists[md] {
+			return md, true
+		}
+	}
+	return "", false
+}
+
+// Selector parses a MachineDeployment's spec.selector. An empty selector
+// would match every machine, so it is nil, like an absent or broken one.
+func Selector(md map[string]any) labels.Selector {
+	raw, _, _ := unstructured.NestedFieldNoCopy(md, "spec", "selector")
+	fields, ok := raw.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var ls metav1.LabelSelector
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(fields, &ls); err != nil {
+		return nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil || sel.Empty() {
+		return nil
+	}
+	return sel
+}
+
+// MachineSets names a Machine's owners of kind MachineSet, the fallback's
+// input; the owners' apiVersion is deliberately not checked.
+func MachineSets(machine map[string]any) []string {
+	refs, _, _ := unstructured.NestedFieldNoCopy(machine, "metadata", "ownerReferences")
+	list, _ := refs.([]any)
+	var out []string
+	for _, r := range list {
+		ref, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		kind, _ := ref["kind"].(string)
+		name, _ := ref["name"].(string)
+		if kind == "MachineSet" && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
