@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/scale"
 )
 
@@ -22,7 +22,7 @@ import (
 type mdPatcher struct{ dyn dynamic.Interface }
 
 func (p *mdPatcher) PatchMD(ctx context.Context, namespace, name string, body []byte) error {
-	_, err := p.dyn.Resource(mds.GVR).Namespace(namespace).Patch(ctx, name, types.MergePatchType, body,
+	_, err := p.dyn.Resource(cluster.GVR).Namespace(namespace).Patch(ctx, name, types.MergePatchType, body,
 		metav1.PatchOptions{FieldManager: scale.FieldManager})
 	return err
 }
@@ -37,7 +37,7 @@ type eventRecorder struct {
 	log      *slog.Logger
 }
 
-func (r *eventRecorder) MDEvent(ctx context.Context, md *mds.Record, warning bool, reason, message string) {
+func (r *eventRecorder) MDEvent(ctx context.Context, md *cluster.Record, warning bool, reason, message string) {
 	wctx, cancel, err := r.fence.Write(ctx)
 	if err != nil {
 		return

@@ -14,7 +14,7 @@ import (
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/handoff"
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/poll"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/backoff"
@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			Base:        ctx,
 			Fence:       fence,
 			Store:       store.New(nil),
-			MDs:         mds.New(dyn, cfg.MDNamespace, log),
+			MDs:         cluster.New(dyn, cfg.MDNamespace, log),
 			Patcher:     &mdPatcher{dyn: dyn},
 			Events:      &eventRecorder{client: client, fence: fence, identity: identity, log: log},
 			Publisher:   &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now},

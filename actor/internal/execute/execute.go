@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/scale"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/desired"
@@ -29,7 +29,7 @@ type Patcher interface {
 
 // Recorder writes a Kubernetes Event on a MachineDeployment.
 type Recorder interface {
-	MDEvent(ctx context.Context, md *mds.Record, warning bool, reason, message string)
+	MDEvent(ctx context.Context, md *cluster.Record, warning bool, reason, message string)
 }
 
 // Publisher hands the reports to the observer.
@@ -47,8 +47,8 @@ type Progress interface {
 type MDs interface {
 	Ensure(base, ctx context.Context) error
 	Stop()
-	List() map[string]*mds.Record
-	Get(ctx context.Context, name string) (*mds.Record, error)
+	List() map[string]*cluster.Record
+	Get(ctx context.Context, name string) (*cluster.Record, error)
 }
 
 // Executor runs one pass per desired-state document.
@@ -147,7 +147,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	if len(pools) == 0 {
 		return false
 	}
-	var records map[string]*mds.Record
+	var records map[string]*cluster.Record
 	var listErr error
 	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
 		listErr = err
@@ -207,7 +207,7 @@ func (e *Executor) step() {
 // behind a final decision that writes nothing, since the cache may lag a
 // change that would alter it. It refreshes records in place and reports
 // whether anything differed, so the caller can plan again on fresh data.
-func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*mds.Record) bool {
+func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*cluster.Record) bool {
 	changed := false
 	for _, st := range steps {
 		a := st.Action
@@ -233,7 +233,7 @@ func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[
 	return changed
 }
 
-func toMDs(records map[string]*mds.Record) map[string]scale.MD {
+func toMDs(records map[string]*cluster.Record) map[string]scale.MD {
 	if records == nil {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
 
 // event records every act and refusal on the MachineDeployment it concerns,
 // so `kubectl describe machinedeployment` says what the agent did and why.
-func (e *Executor) event(ctx context.Context, records map[string]*mds.Record, a wire.Action) {
+func (e *Executor) event(ctx context.Context, records map[string]*cluster.Record, a wire.Action) {
 	md, ok := records[a.Target]
 	if !ok || a.Status == wire.StatusPending && a.Detail == "" {
 		return

@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -153,7 +153,7 @@ func TestExecute_Scaling(t *testing.T) {
 	transient := apierrors.NewServiceUnavailable("etcd leader changed")
 	cases := []struct {
 		name     string
-		mds      []*mds.Record
+		mds      []*cluster.Record
 		patchErr map[string]error
 		pools    []desired.Pool
 		// The first pass.
@@ -167,7 +167,7 @@ func TestExecute_Scaling(t *testing.T) {
 	}{
 		{
 			name:        "43 scales 2 to 3 with one patch",
-			mds:         []*mds.Record{md("pool-a", 2)},
+			mds:         []*cluster.Record{md("pool-a", 2)},
 			pools:       []desired.Pool{pool("pool-a", 3)},
 			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":3}}`}},
 			wantReports: []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}},
@@ -177,14 +177,14 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "44 already at the desired count writes nothing",
-			mds:         []*mds.Record{md("pool-a", 3)},
+			mds:         []*cluster.Record{md("pool-a", 3)},
 			pools:       []desired.Pool{pool("pool-a", 3)},
 			wantReports: []report{{"pool-a", wire.StatusDone, 7, "already at 3 replicas"}},
 			wantEvents:  []event{{mdNamespace + "/pool-a", false, "KubehzInSync", "desired revision 7: scale done: already at 3 replicas"}},
 		},
 		{
 			name:  "45 out of range is refused, never clamped",
-			mds:   []*mds.Record{md("pool-a", 2), md("pool-b", 2)},
+			mds:   []*cluster.Record{md("pool-a", 2), md("pool-b", 2)},
 			pools: []desired.Pool{pool("pool-a", 51), pool("pool-b", -1)},
 			wantReports: []report{
 				{"pool-a", wire.StatusFailed, 7, "KUBEHZ_MAX_REPLICAS"},
@@ -197,7 +197,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "46 an unmatched pool fails without blocking the other",
-			mds:         []*mds.Record{md("pool-b", 1)},
+			mds:         []*cluster.Record{md("pool-b", 1)},
 			pools:       []desired.Pool{pool("pool-a", 2), pool("pool-b", 2)},
 			wantPatches: []patch{{mdNamespace, "pool-b", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
 			wantReports: []report{
@@ -210,7 +210,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "50 a transient patch error halts the sorted pass and queues the rest",
-			mds:         []*mds.Record{md("a-pool", 1), md("b-pool", 1)},
+			mds:         []*cluster.Record{md("a-pool", 1), md("b-pool", 1)},
 			patchErr:    map[string]error{"a-pool": transient},
 			pools:       []desired.Pool{pool("b-pool", 2), pool("a-pool", 2)},
 			wantPatches: []patch{{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -224,7 +224,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "after a halt every later pool is queued, even one needing no write",
-			mds:         []*mds.Record{md("a-pool", 1), md("b-pool", 2)},
+			mds:         []*cluster.Record{md("a-pool", 1), md("b-pool", 2)},
 			patchErr:    map[string]error{"a-pool": transient},
 			pools:       []desired.Pool{pool("c-pool", 1), pool("b-pool", 2), pool("a-pool", 2)},
 			wantPatches: []patch{{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -239,7 +239,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "a forbidden patch names the RBAC overlay",
-			mds:         []*mds.Record{md("pool-a", 1)},
+			mds:         []*cluster.Record{md("pool-a", 1)},
 			patchErr:    map[string]error{"pool-a": apierrors.NewForbidden(mdResource, "pool-a", errors.New("no patch verb"))},
 			pools:       []desired.Pool{pool("pool-a", 2)},
 			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -251,7 +251,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:     "a stale read is re-evaluated, not retried blindly, and does not halt",
-			mds:      []*mds.Record{md("a-pool", 1), md("b-pool", 1)},
+			mds:      []*cluster.Record{md("a-pool", 1), md("b-pool", 1)},
 			patchErr: map[string]error{"a-pool": apierrors.NewConflict(mdResource, "a-pool", errors.New("the object has been modified"))},
 			pools:    []desired.Pool{pool("a-pool", 2), pool("b-pool", 2)},
 			wantPatches: []patch{
@@ -272,32 +272,32 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "53 an invalid pool name never reaches the API",
-			mds:         []*mds.Record{md("pool-a", 1)},
+			mds:         []*cluster.Record{md("pool-a", 1)},
 			pools:       []desired.Pool{pool("Not A Name!", 2)},
 			wantReports: []report{{"Not A Name!", wire.StatusFailed, 7, "invalid pool name"}},
 		},
 		{
 			name:        "an empty pool name is not reported at all",
-			mds:         []*mds.Record{md("pool-a", 1)},
+			mds:         []*cluster.Record{md("pool-a", 1)},
 			pools:       []desired.Pool{pool("", 2)},
 			wantReports: nil,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cluster := newCluster(tc.mds...)
+			world := newCluster(tc.mds...)
 			for name, err := range tc.patchErr {
-				cluster.patchErr[name] = err
+				world.patchErr[name] = err
 			}
-			h := newHarness(t, cluster)
+			h := newHarness(t, world)
 			doc := scaling(7, tc.pools...)
 
 			retry := h.exec.Execute(t.Context(), doc)
 			if retry != tc.wantRetry {
 				t.Errorf("retry = %v, want %v", retry, tc.wantRetry)
 			}
-			if !reflect.DeepEqual(cluster.patches, tc.wantPatches) {
-				t.Errorf("patches:\n got %+v\nwant %+v", cluster.patches, tc.wantPatches)
+			if !reflect.DeepEqual(world.patches, tc.wantPatches) {
+				t.Errorf("patches:\n got %+v\nwant %+v", world.patches, tc.wantPatches)
 			}
 			if h.fence.calls != len(tc.wantPatches) {
 				t.Errorf("%d fence checks for %d patches, want one per patch", h.fence.calls, len(tc.wantPatches))
@@ -308,7 +308,7 @@ func TestExecute_Scaling(t *testing.T) {
 
 			h.events.events = nil
 			h.exec.Execute(t.Context(), doc)
-			if n := len(cluster.patches) - len(tc.wantPatches); n != tc.wantSecondPatches {
+			if n := len(world.patches) - len(tc.wantPatches); n != tc.wantSecondPatches {
 				t.Errorf("second pass sent %d patches, want %d", n, tc.wantSecondPatches)
 			}
 			checkEvents(t, "second pass", h.events.events, tc.wantSecondEvents)
@@ -351,9 +351,9 @@ func TestExecute_LostLeaseFailsThePoolAndWritesNothing(t *testing.T) {
 }
 
 func TestExecute_ListFailureFailsEveryPoolAndRetries(t *testing.T) {
-	cluster := newCluster(md("pool-a", 1))
-	cluster.ensureErr = errors.New(`the server could not find the requested resource (get machinedeployments.cluster.k8s.io)`)
-	h := newHarness(t, cluster)
+	world := newCluster(md("pool-a", 1))
+	world.ensureErr = errors.New(`the server could not find the requested resource (get machinedeployments.cluster.k8s.io)`)
+	h := newHarness(t, world)
 	retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-b", 2), pool("pool-a", 2)))
 	if !retry {
 		t.Error("retry = false, want true")
@@ -367,8 +367,8 @@ func TestExecute_ListFailureFailsEveryPoolAndRetries(t *testing.T) {
 			t.Errorf("detail %q should name the namespace and the error", a.Detail)
 		}
 	}
-	if cluster.lists != 0 || len(cluster.patches) != 0 || h.fence.calls != 0 || len(h.events.events) != 0 {
-		t.Errorf("lists %d, patches %d, fence calls %d, events %d; want none", cluster.lists, len(cluster.patches), h.fence.calls, len(h.events.events))
+	if world.lists != 0 || len(world.patches) != 0 || h.fence.calls != 0 || len(h.events.events) != 0 {
+		t.Errorf("lists %d, patches %d, fence calls %d, events %d; want none", world.lists, len(world.patches), h.fence.calls, len(h.events.events))
 	}
 }
 
@@ -453,16 +453,16 @@ func TestClear_DropsEveryReportAndPublishesNone(t *testing.T) {
 // says pool-a is already at 3 and pool-n does not exist, but the apiserver
 // has since moved on; a direct read catches both and the pass acts on it.
 func TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision(t *testing.T) {
-	cluster := newCluster(md("pool-a", 3))
+	world := newCluster(md("pool-a", 3))
 	fresh := md("pool-a", 2)
 	fresh.ResourceVersion = "9"
-	cluster.live = map[string]*mds.Record{"pool-a": fresh, "pool-n": md("pool-n", 1)}
-	h := newHarness(t, cluster)
+	world.live = map[string]*cluster.Record{"pool-a": fresh, "pool-n": md("pool-n", 1)}
+	h := newHarness(t, world)
 	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-n", 2)))
-	if len(cluster.patches) != 2 {
-		t.Fatalf("patches %+v, want pool-a and pool-n patched on the fresh reads", cluster.patches)
+	if len(world.patches) != 2 {
+		t.Fatalf("patches %+v, want pool-a and pool-n patched on the fresh reads", world.patches)
 	}
-	for _, p := range cluster.patches {
+	for _, p := range world.patches {
 		if p.Name == "pool-a" && !strings.Contains(p.Body, `"9"`) {
 			t.Errorf("pool-a patch %s does not carry the freshly read resourceVersion 9", p.Body)
 		}

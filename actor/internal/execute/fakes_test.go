@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/execute"
-	"kubehz.dev/agent/actor/internal/mds"
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -59,10 +59,10 @@ type patch struct {
 // successful patch changes the replicas the next pass reads.
 type fakeCluster struct {
 	mu      sync.Mutex
-	records map[string]*mds.Record
+	records map[string]*cluster.Record
 	// live, when set, is what a direct read sees while the cache (records)
 	// lags behind it.
-	live      map[string]*mds.Record
+	live      map[string]*cluster.Record
 	gets      int
 	ensureErr error
 	patchErr  map[string]error // by MD name
@@ -72,8 +72,8 @@ type fakeCluster struct {
 	patches   []patch
 }
 
-func newCluster(records ...*mds.Record) *fakeCluster {
-	c := &fakeCluster{records: map[string]*mds.Record{}, patchErr: map[string]error{}}
+func newCluster(records ...*cluster.Record) *fakeCluster {
+	c := &fakeCluster{records: map[string]*cluster.Record{}, patchErr: map[string]error{}}
 	for _, r := range records {
 		c.records[r.Name] = r
 	}
@@ -93,14 +93,14 @@ func (c *fakeCluster) Stop() {
 	c.stops++
 }
 
-func (c *fakeCluster) List() map[string]*mds.Record {
+func (c *fakeCluster) List() map[string]*cluster.Record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lists++
 	return maps.Clone(c.records)
 }
 
-func (c *fakeCluster) Get(_ context.Context, name string) (*mds.Record, error) {
+func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.Record, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gets++
@@ -156,7 +156,7 @@ type fakeRecorder struct {
 	events []event
 }
 
-func (r *fakeRecorder) MDEvent(ctx context.Context, md *mds.Record, warning bool, reason, message string) {
+func (r *fakeRecorder) MDEvent(ctx context.Context, md *cluster.Record, warning bool, reason, message string) {
 	r.events = append(r.events, event{md.Namespace + "/" + md.Name, warning, reason, message})
 }
 
@@ -206,6 +206,6 @@ func newHarness(t *testing.T, cluster *fakeCluster) *harness {
 	return h
 }
 
-func md(name string, replicas int64) *mds.Record {
-	return &mds.Record{Namespace: mdNamespace, Name: name, ResourceVersion: "5", UID: types.UID("uid-" + name), Replicas: &replicas}
+func md(name string, replicas int64) *cluster.Record {
+	return &cluster.Record{Namespace: mdNamespace, Name: name, ResourceVersion: "5", UID: types.UID("uid-" + name), Replicas: &replicas}
 }

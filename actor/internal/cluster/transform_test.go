@@ -1,4 +1,4 @@
-package mds
+package cluster
 
 import (
 	"errors"

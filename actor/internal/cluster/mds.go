@@ -2,7 +2,7 @@
 // compact records, and only while a capability that needs them is on: with
 // every capability off the actor makes no request to the machine-controller
 // APIs at all.
-package mds
+package cluster
 
 import (
 	"context"
