@@ -2,17 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/scale"
 )
 
@@ -62,4 +66,67 @@ func (r *eventRecorder) MDEvent(ctx context.Context, md *cluster.Record, warning
 	if _, err := r.client.CoreV1().Events(md.Namespace).Create(wctx, ev, metav1.CreateOptions{}); err != nil {
 		r.log.Warn("Cannot record an Event on the MachineDeployment", "machineDeployment", md.Namespace+"/"+md.Name, "err", err)
 	}
+}
+
+// machineDeleter sends healing's deletes. Every delete carries
+// preconditions, so what is deleted is exactly what was decided on: a
+// Machine replaced or changed since (UID or resourceVersion), or a pod
+// recreated under the same name, makes the apiserver answer 409 instead.
+type machineDeleter struct {
+	dyn    dynamic.Interface
+	client kubernetes.Interface
+}
+
+func (d *machineDeleter) DeleteMachine(ctx context.Context, namespace, name string, uid types.UID, resourceVersion string) error {
+	return d.dyn.Resource(cluster.MachineGVR).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &resourceVersion},
+	})
+}
+
+func (d *machineDeleter) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
+	grace := int64(0) // the node is unreachable: no kubelet will ever confirm a graceful delete
+	opts := metav1.DeleteOptions{GracePeriodSeconds: &grace}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	return d.client.CoreV1().Pods(namespace).Delete(ctx, name, opts)
+}
+
+// nodePods lists the pods bound to one node, in every namespace, through
+// the field selector the apiserver indexes: never a cluster-wide pod list.
+type nodePods struct{ client kubernetes.Interface }
+
+func (p *nodePods) PodsOn(ctx context.Context, node string) ([]heal.Pod, error) {
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	list, err := p.client.CoreV1().Pods("").List(rctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]heal.Pod, 0, len(list.Items))
+	for _, pod := range list.Items {
+		out = append(out, heal.Pod{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
+			NodeName: pod.Spec.NodeName, Terminating: pod.DeletionTimestamp != nil})
+	}
+	return out, nil
+}
+
+// serverVersion reads the apiserver's /version, which every authenticated
+// identity may read.
+type serverVersion struct{ client kubernetes.Interface }
+
+func (v *serverVersion) ControlPlaneVersion(ctx context.Context) (string, error) {
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	raw, err := v.client.Discovery().RESTClient().Get().AbsPath("/version").Do(rctx).Raw()
+	if err != nil {
+		return "", err
+	}
+	var info version.Info
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return "", err
+	}
+	return info.GitVersion, nil
 }

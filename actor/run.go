@@ -11,10 +11,11 @@ import (
 
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/handoff"
+	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/poll"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/backoff"
@@ -98,8 +99,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			MaxReplicas: int64(cfg.MaxReplicas),
 			Log:         log,
 			Progress:    alive,
+
+			Machines:        cluster.NewMachines(dyn, cfg.MDNamespace, log),
+			Nodes:           cluster.NewNodes(client, log),
+			Deleter:         &machineDeleter{dyn: dyn, client: client},
+			Pods:            &nodePods{client: client},
+			Version:         &serverVersion{client: client},
+			Memory:          heal.NewMemory(time.Now()), // the cooldown starts with the term
+			EvictionTimeout: cfg.HealEvictionTimeout,
 		}
 		defer exec.MDs.Stop()
+		defer exec.Machines.Stop()
+		defer exec.Nodes.Stop()
 		// Before anything else, this term's own (empty) report replaces
 		// whatever a previous leader left; if it fails, the poller's
 		// first tick writes it again.

@@ -97,12 +97,17 @@ func TestObserverRBAC_NoWriteOnAnyServedResource(t *testing.T) {
 
 // TestActorRBAC_WritesOnlyWhatItNeeds is the same walk for the actor: the
 // only writes are updates of its own Lease and reports ConfigMap (both
-// shipped by deploy/actor, so no create), Events in the MD namespace, and
-// patch on MachineDeployments there. It reads only what scaling reads.
+// shipped by deploy/actor, so no create), Events in the MD namespace, patch
+// on MachineDeployments there, delete on Machines there (healing) and delete
+// on pods (the eviction unwedge). It reads only what its capabilities read.
 func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
 	writesOnlyOn(t, "kubehz-actor", map[string]bool{
 		"patch cluster.k8s.io/machinedeployments in \"kube-system\"": true,
 		"create /events in \"kube-system\"":                          true,
+		"delete cluster.k8s.io/machines in \"kube-system\"":          true,
+		"delete /pods in \"kubehz-system\"":                          true,
+		"delete /pods in \"kube-system\"":                            true,
+		"delete /pods in \"default\"":                                true,
 	})
 	named := []struct {
 		verb, group, resource, name string
@@ -130,23 +135,38 @@ func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
 			t.Errorf("%s %s/%s %q: allowed=%v, want %v", n.verb, n.group, n.resource, n.name, got, n.want)
 		}
 	}
-	for _, r := range []string{"machines", "machinedeployments"} {
-		for _, verb := range []string{"delete", "create", "update"} {
-			if ok, _ := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", res(verb, "cluster.k8s.io", r, "", "kube-system", "x"), nil); ok {
-				t.Errorf("the actor may %s %s; scaling only patches", verb, r)
-			}
-		}
-	}
-	// Reads no built capability uses are not granted: scaling reads only
-	// MachineDeployments.
-	for _, r := range []*authorizationv1.ResourceAttributes{
-		res("list", "cluster.k8s.io", "machines", "", "kube-system", ""),
-		res("get", "cluster.k8s.io", "machines", "", "kube-system", "x"),
-		res("list", "", "nodes", "", "", ""),
-		res("list", "", "pods", "", "", ""),
+	for _, c := range []struct {
+		ra   *authorizationv1.ResourceAttributes
+		want bool
+	}{
+		// What healing and upgrades read.
+		{res("list", "cluster.k8s.io", "machines", "", "kube-system", ""), true},
+		{res("watch", "cluster.k8s.io", "machines", "", "kube-system", ""), true},
+		{res("list", "", "nodes", "", "", ""), true},
+		{res("get", "", "nodes", "", "", "n1"), true},
+		{res("list", "", "pods", "", "", ""), true},
+		// And nothing more: the unwedge lists pods by node and never
+		// reads one, watches them or evicts; Machines elsewhere, their
+		// creation and their MachineSets are out of reach.
+		{res("get", "", "pods", "", "default", "p"), false},
+		{res("watch", "", "pods", "", "", ""), false},
+		{res("create", "", "pods", "eviction", "default", "p"), false},
+		{res("delete", "cluster.k8s.io", "machines", "", "default", "x"), false},
+		{res("list", "cluster.k8s.io", "machines", "", "default", ""), false},
+		{res("create", "cluster.k8s.io", "machines", "", "kube-system", ""), false},
+		{res("update", "cluster.k8s.io", "machines", "", "kube-system", "x"), false},
+		{res("delete", "cluster.k8s.io", "machinedeployments", "", "kube-system", "x"), false},
+		{res("create", "cluster.k8s.io", "machinedeployments", "", "kube-system", ""), false},
+		{res("list", "cluster.k8s.io", "machinesets", "", "kube-system", ""), false},
+		{res("update", "", "nodes", "", "", "n1"), false},
+		{res("delete", "", "nodes", "", "", "n1"), false},
 	} {
-		if ok, _ := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", r, nil); ok {
-			t.Errorf("the actor may %s %s, which no built capability reads", r.Verb, r.Resource)
+		got, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", c.ra, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s %s/%s in %q: allowed=%v, want %v", c.ra.Verb, c.ra.Resource, c.ra.Subresource, c.ra.Namespace, got, c.want)
 		}
 	}
 }

@@ -1,7 +1,8 @@
-// Package mds caches the MachineDeployments the scaling decisions read, as
-// compact records, and only while a capability that needs them is on: with
-// every capability off the actor makes no request to the machine-controller
-// APIs at all.
+// Package cluster caches what the actor's decisions read: the
+// MachineDeployments and Machines of the MD namespace and the cluster's
+// Nodes. Each informer keeps compact records, not whole objects, and runs
+// only while a capability that needs it is authorized: with every capability
+// off the actor makes no request to the machine-controller APIs at all.
 package cluster
 
 import (
@@ -9,27 +10,24 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/machinepool"
 )
 
 // GVR is machine-controller's MachineDeployment; the group is the legacy
 // cluster.k8s.io, not cluster.x-k8s.io.
 var GVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
-
-// defaultSyncTimeout bounds the wait for a first list, so a missing CRD or
-// RBAC turns into a reported failure instead of a stuck pass.
-const defaultSyncTimeout = 30 * time.Second
 
 // Record is what the decisions read from one MachineDeployment.
 type Record struct {
@@ -39,6 +37,11 @@ type Record struct {
 	Labels, Annotations              map[string]string
 	// The three template label maps the control-plane heuristic reads.
 	TemplateLabels, TemplateSpecMetaLabels, TemplateSpecLabels map[string]string
+	// Selector claims Machines for the pool; nil when absent, empty or
+	// unparsable (§5.3).
+	Selector labels.Selector
+	// Kubelet is spec.template.spec.versions.kubelet, "" when absent.
+	Kubelet string
 }
 
 // GetObjectMeta implements metav1.ObjectMetaAccessor for the informer's key.
@@ -46,97 +49,36 @@ func (r *Record) GetObjectMeta() metav1.Object {
 	return &metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name}
 }
 
-// Cache runs an informer on demand.
+// Cache is the MachineDeployments of one namespace, cached on demand.
 type Cache struct {
+	onDemand
 	dyn       dynamic.Interface
 	namespace string
-	log       *slog.Logger
-	// syncTimeout is defaultSyncTimeout. It is a field, not the constant, so
-	// a test can see a refused list fail in 200 ms instead of 30 s without
-	// any package-level state to race on.
-	syncTimeout time.Duration
-
-	mu     sync.Mutex
-	store  cache.Store
-	ctrl   cache.Controller
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 // New builds a stopped cache.
 func New(dyn dynamic.Interface, namespace string, log *slog.Logger) *Cache {
-	return &Cache{dyn: dyn, namespace: namespace, log: log, syncTimeout: defaultSyncTimeout}
-}
-
-// Ensure starts the informer if needed and waits for its first list. base
-// bounds the informer's life; ctx bounds only this wait.
-func (c *Cache) Ensure(base, ctx context.Context) error {
-	c.mu.Lock()
-	if c.ctrl == nil {
-		c.start(base)
-	}
-	ctrl := c.ctrl
-	c.mu.Unlock()
-	wait, cancel := context.WithTimeout(ctx, c.syncTimeout)
-	defer cancel()
-	if !cache.WaitForCacheSync(wait.Done(), ctrl.HasSynced) {
-		return fmt.Errorf("MachineDeployments in %s not listed within %s (CRD or RBAC missing?)", c.namespace, c.syncTimeout)
-	}
-	return nil
-}
-
-func (c *Cache) start(base context.Context) {
-	ri := c.dyn.Resource(GVR).Namespace(c.namespace)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return ri.Watch(ctx, o)
-		},
-	}
-	c.store, c.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
-		// The wrapper lets a client that cannot stream a watch list (the
-		// fake dynamic client of the unit tests) fall back to list and
-		// watch; the real client streams as before.
-		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, c.dyn),
-		ObjectType:    &unstructured.Unstructured{},
-		Transform:     transform,
-		Handler:       cache.ResourceEventHandlerFuncs{},
-	})
-	ctx, cancel := context.WithCancel(base)
-	c.cancel, c.done = cancel, make(chan struct{})
-	go func(ctrl cache.Controller, done chan struct{}) {
-		defer close(done)
-		ctrl.RunWithContext(ctx)
-	}(c.ctrl, c.done)
-	c.log.Info("Watching MachineDeployments", "namespace", c.namespace)
-}
-
-// Stop ends the informer and forgets its records; Ensure starts it again.
-func (c *Cache) Stop() {
-	c.mu.Lock()
-	cancel, done := c.cancel, c.done
-	c.ctrl, c.store, c.cancel, c.done = nil, nil, nil, nil
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-		c.log.Info("Stopped watching MachineDeployments: no capability needs them")
-	}
+	ri := dyn.Resource(GVR).Namespace(namespace)
+	return &Cache{dyn: dyn, namespace: namespace, onDemand: onDemand{
+		what:  "MachineDeployments in " + namespace,
+		list:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
+		watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
+		// The fake dynamic client of the unit tests cannot stream a
+		// watch list; the real client streams as before.
+		watchList: dyn, object: &unstructured.Unstructured{}, transform: transform,
+		log: log, syncTimeout: defaultSyncTimeout,
+	}}
 }
 
 // List returns the records by name; nil when the cache is stopped.
 func (c *Cache) List() map[string]*Record {
-	c.mu.Lock()
-	store := c.store
-	c.mu.Unlock()
-	if store == nil {
+	recs := records[*Record](&c.onDemand)
+	if recs == nil {
 		return nil
 	}
-	out := map[string]*Record{}
-	for _, obj := range store.List() {
-		if r, ok := obj.(*Record); ok {
-			out[r.Name] = r
-		}
+	out := make(map[string]*Record, len(recs))
+	for _, r := range recs {
+		out[r.Name] = r
 	}
 	return out
 }
@@ -158,26 +100,10 @@ func (c *Cache) Get(ctx context.Context, name string) (*Record, error) {
 	return recordFrom(u), nil
 }
 
-var errShape = errors.New("not a MachineDeployment object")
+// errShape is what a transform says of an object it was not made for.
+var errShape = errors.New("unexpected object in an informer")
 
-func transform(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *Record:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		if o.Obj == nil {
-			return o, nil
-		}
-		inner, err := transform(o.Obj)
-		if err != nil {
-			return nil, err
-		}
-		return cache.DeletedFinalStateUnknown{Key: o.Key, Obj: inner}, nil
-	case *unstructured.Unstructured:
-		return recordFrom(o), nil
-	}
-	return nil, errShape
-}
+var transform = compact(recordFrom)
 
 func recordFrom(u *unstructured.Unstructured) *Record {
 	r := &Record{
@@ -195,6 +121,8 @@ func recordFrom(u *unstructured.Unstructured) *Record {
 			r.Replicas = &i
 		}
 	}
+	r.Selector = machinepool.Selector(u.Object)
+	r.Kubelet, _, _ = unstructured.NestedString(u.Object, "spec", "template", "spec", "versions", "kubelet")
 	r.TemplateLabels = labelKeys(u.Object, "spec", "template", "metadata", "labels")
 	r.TemplateSpecMetaLabels = labelKeys(u.Object, "spec", "template", "spec", "metadata", "labels")
 	r.TemplateSpecLabels = labelKeys(u.Object, "spec", "template", "spec", "labels")

@@ -9,10 +9,13 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"time"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/scale"
 	"kubehz.dev/agent/actor/internal/store"
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -65,6 +68,23 @@ type Executor struct {
 	Log         *slog.Logger
 	Progress    Progress
 
+	// Healing and upgrades read these; nil only where a test authorizes
+	// neither.
+	Machines Machines
+	Nodes    Nodes
+	Deleter  Deleter
+	Pods     Pods
+	Version  Version
+	// Memory is this term's healing memory. The executor is built when a
+	// replica becomes leader, so its cooldown baseline is the term's start.
+	Memory *heal.Memory
+	// EvictionTimeout is KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS.
+	EvictionTimeout time.Duration
+	Now             func() time.Time
+
+	// rolls remembers, per pool, the kubelet version this term rolled from.
+	rolls upgrade.Memory
+
 	// landed is true once the store's current reports are in the ConfigMap.
 	// It starts false, so a new leader's first Flush publishes its own empty
 	// document before anything else, and a publish that fails leaves it
@@ -78,7 +98,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	x := doc.Execution
 	if !x.Scaling && !x.Upgrades && !doc.HealingArmed() {
 		// Nothing is authorized: no API call, not even a List.
-		e.MDs.Stop()
+		e.stopCaches(false, false, false)
 		e.Store.Clear()
 		e.publish(ctx, 0)
 		return false
@@ -95,20 +115,52 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	if !doc.HealingArmed() {
 		e.Store.ClearType(wire.ActionHeal)
 	}
+	// Only what an authorized capability reads keeps watching; upgrades
+	// read nothing until the document names a version.
+	e.stopCaches(x.Scaling, x.Upgrades && doc.KubernetesVersion != nil, doc.HealingArmed())
+	// Capacity first, then version rolls, then disruption: the healer
+	// counts the machines the earlier steps already set deleting.
 	retry := false
 	if x.Scaling {
 		retry = e.scale(ctx, doc)
-	} else {
-		e.MDs.Stop() // upgrades and healing are not built yet; nothing else reads MDs
+	}
+	if x.Upgrades {
+		retry = e.upgrade(ctx, doc) || retry
+	}
+	if doc.HealingArmed() {
+		e.heal(ctx, doc)
+		retry = true // healing re-evaluates on every tick, 304s included
 	}
 	e.publish(ctx, doc.Revision)
 	return retry
 }
 
+// stopCaches stops every cache no authorized capability reads: all three
+// read MachineDeployments, upgrades and healing read Machines, and only
+// healing reads Nodes.
+func (e *Executor) stopCaches(scaling, upgrades, healing bool) {
+	if !scaling && !upgrades && !healing {
+		e.MDs.Stop()
+	}
+	if !upgrades && !healing && e.Machines != nil {
+		e.Machines.Stop()
+	}
+	if !healing && e.Nodes != nil {
+		e.Nodes.Stop()
+	}
+}
+
+func (e *Executor) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
 // Clear drops every report: the platform no longer authorizes anything
 // (a 4xx from /desired, or a document that failed validation; closing G-1).
 func (e *Executor) Clear(reason string) {
-	e.MDs.Stop()
+	e.stopCaches(false, false, false)
 	if e.Store.Clear() {
 		e.Log.Warn("Reports cleared: nothing is authorized", "reason", reason)
 	}
@@ -248,15 +300,20 @@ func toMDs(records map[string]*cluster.Record) map[string]scale.MD {
 	return out
 }
 
-// patch writes one decided patch under the fence. A lost lease fails this
-// pool and halts the pass; the elector ends the term on its own.
+// patch writes one decided scaling patch under the fence. A lost lease
+// fails this pool and halts the pass; the elector ends the term on its own.
 func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
+	return e.patchBody(ctx, p.Namespace, p.MD, p.Body())
+}
+
+// patchBody sends one merge patch to a MachineDeployment under the fence.
+func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []byte) error {
 	wctx, cancel, err := e.Fence.Write(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	return e.Patcher.PatchMD(wctx, p.Namespace, p.MD, p.Body())
+	return e.Patcher.PatchMD(wctx, namespace, md, body)
 }
 
 // event records every act and refusal on the MachineDeployment it concerns,

@@ -13,8 +13,8 @@ import (
 	"go.uber.org/goleak"
 	"k8s.io/apimachinery/pkg/types"
 
-	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/wire"
 )

@@ -1,0 +1,144 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// defaultSyncTimeout bounds the wait for a first list, so a missing CRD or
+// RBAC turns into a reported failure instead of a stuck pass.
+const defaultSyncTimeout = 30 * time.Second
+
+// onDemand is one informer that runs only while a capability needs it. Its
+// cache holds the compact records transform makes, never whole objects.
+type onDemand struct {
+	what      string // "MachineDeployments in kube-system", for logs and errors
+	list      func(context.Context, metav1.ListOptions) (runtime.Object, error)
+	watch     func(context.Context, metav1.ListOptions) (watch.Interface, error)
+	object    runtime.Object
+	transform cache.TransformFunc
+	// watchList lets the informer stream its first list when the client
+	// can; nil falls back to list and watch.
+	watchList any
+	log       *slog.Logger
+	// syncTimeout is defaultSyncTimeout. It is a field, not the constant, so
+	// a test can see a refused list fail in 200 ms instead of 30 s without
+	// any package-level state to race on.
+	syncTimeout time.Duration
+
+	mu     sync.Mutex
+	store  cache.Store
+	ctrl   cache.Controller
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Ensure starts the informer if needed and waits for its first list. base
+// bounds the informer's life; ctx bounds only this wait.
+func (c *onDemand) Ensure(base, ctx context.Context) error {
+	c.mu.Lock()
+	if c.ctrl == nil {
+		c.start(base)
+	}
+	ctrl := c.ctrl
+	c.mu.Unlock()
+	wait, cancel := context.WithTimeout(ctx, c.syncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(wait.Done(), ctrl.HasSynced) {
+		return fmt.Errorf("%s not listed within %s (CRD or RBAC missing?)", c.what, c.syncTimeout)
+	}
+	return nil
+}
+
+func (c *onDemand) start(base context.Context) {
+	var lw cache.ListerWatcher = &cache.ListWatch{ListWithContextFunc: c.list, WatchFuncWithContext: c.watch}
+	if c.watchList != nil {
+		lw = cache.ToListWatcherWithWatchListSemantics(lw.(*cache.ListWatch), c.watchList)
+	}
+	c.store, c.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    c.object,
+		Transform:     c.transform,
+		Handler:       cache.ResourceEventHandlerFuncs{},
+	})
+	ctx, cancel := context.WithCancel(base)
+	c.cancel, c.done = cancel, make(chan struct{})
+	go func(ctrl cache.Controller, done chan struct{}) {
+		defer close(done)
+		ctrl.RunWithContext(ctx)
+	}(c.ctrl, c.done)
+	c.log.Info("Watching " + c.what)
+}
+
+// Stop ends the informer and forgets its records; Ensure starts it again.
+func (c *onDemand) Stop() {
+	c.mu.Lock()
+	cancel, done := c.cancel, c.done
+	c.ctrl, c.store, c.cancel, c.done = nil, nil, nil, nil
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+		c.log.Info("Stopped watching " + c.what + ": no capability needs them")
+	}
+}
+
+// items returns the cached records; nil when the informer is stopped.
+func (c *onDemand) items() []any {
+	c.mu.Lock()
+	store := c.store
+	c.mu.Unlock()
+	if store == nil {
+		return nil
+	}
+	return store.List()
+}
+
+// records returns the cached records of type R; nil when stopped.
+func records[R any](c *onDemand) []R {
+	items := c.items()
+	if items == nil {
+		return nil
+	}
+	out := make([]R, 0, len(items))
+	for _, obj := range items {
+		if r, ok := obj.(R); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// compact wraps a record maker as an informer transform. It is idempotent:
+// client-go may hand an already compacted record back (relist replays,
+// tombstones built from the cache).
+func compact[In any, R any](make func(In) R) cache.TransformFunc {
+	var self cache.TransformFunc
+	self = func(obj any) (any, error) {
+		switch o := obj.(type) {
+		case R:
+			return o, nil
+		case cache.DeletedFinalStateUnknown:
+			if o.Obj == nil {
+				return o, nil
+			}
+			inner, err := self(o.Obj)
+			if err != nil {
+				return nil, err
+			}
+			return cache.DeletedFinalStateUnknown{Key: o.Key, Obj: inner}, nil
+		case In:
+			return make(o), nil
+		}
+		return nil, fmt.Errorf("%w: %T", errShape, obj)
+	}
+	return self
+}

@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"kubehz.dev/agent/actor/internal/guard"
+)
+
+// Node is what healing reads from one Node: a few dozen bytes of a
+// multi-kilobyte object.
+type Node struct {
+	Name         string
+	ControlPlane bool
+	Ready        string    // the Ready condition's status; "" without one
+	Since        time.Time // its lastTransitionTime
+}
+
+// GetObjectMeta implements metav1.ObjectMetaAccessor for the informer's key.
+func (n *Node) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: n.Name} }
+
+// Nodes is the cluster's Nodes, cached on demand.
+type Nodes struct {
+	onDemand
+	client kubernetes.Interface
+}
+
+// NewNodes builds a stopped cache.
+func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
+	api := client.CoreV1().Nodes()
+	return &Nodes{client: client, onDemand: onDemand{
+		what:      "Nodes",
+		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return api.List(ctx, o) },
+		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return api.Watch(ctx, o) },
+		watchList: client, object: &corev1.Node{}, transform: compact(NodeFrom),
+		log: log, syncTimeout: defaultSyncTimeout,
+	}}
+}
+
+// List returns the cached Nodes by name; nil when the cache is stopped.
+func (c *Nodes) List() map[string]*Node {
+	recs := records[*Node](&c.onDemand)
+	if recs == nil {
+		return nil
+	}
+	out := make(map[string]*Node, len(recs))
+	for _, n := range recs {
+		out[n.Name] = n
+	}
+	return out
+}
+
+// Get reads one Node straight from the apiserver: a heal re-checks its node
+// just before the delete, because the cache may lag a recovery. A missing
+// Node is (nil, nil).
+func (c *Nodes) Get(ctx context.Context, name string) (*Node, error) {
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	n, err := c.client.CoreV1().Nodes().Get(rctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get Node %s: %w", name, err)
+	}
+	return NodeFrom(n), nil
+}
+
+// NodeFrom compacts a Node.
+func NodeFrom(n *corev1.Node) *Node {
+	r := &Node{Name: n.Name, ControlPlane: guard.ControlPlaneLabel(n.Labels) != ""}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			r.Ready, r.Since = string(c.Status), c.LastTransitionTime.Time
+			break
+		}
+	}
+	return r
+}

@@ -1,0 +1,92 @@
+package execute
+
+import (
+	"context"
+
+	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/upgrade"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/machinepool"
+)
+
+// Version reads the apiserver's gitVersion, which the upgrade pre-flight
+// checks the target against.
+type Version interface {
+	ControlPlaneVersion(ctx context.Context) (string, error)
+}
+
+// upgrade runs one P6 pass and reports whether it wants a retry.
+func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
+	if doc.KubernetesVersion == nil || len(doc.WorkerPools) == 0 {
+		return false
+	}
+	p := upgrade.Policy{Target: *doc.KubernetesVersion, Namespace: e.Namespace, Revision: doc.Revision}
+	for _, pool := range doc.WorkerPools {
+		p.Pools = append(p.Pools, pool.Name)
+	}
+	o := e.observeUpgrade(ctx)
+	if e.rolls == nil {
+		e.rolls = upgrade.Memory{}
+	}
+	steps, retry := upgrade.Plan(o, p, e.rolls)
+	halted := false
+	for _, st := range steps {
+		e.step()
+		if halted {
+			e.Store.Upsert(upgrade.Queued(st.Action.Target, doc.Revision))
+			continue
+		}
+		e.Store.Upsert(st.Action)
+		if st.Patch == nil {
+			continue
+		}
+		err := e.patchBody(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
+		final, halt := upgrade.Outcome(st, err)
+		if err == nil {
+			upgrade.Started(e.rolls, st.Patch)
+		}
+		e.Store.Upsert(final)
+		halted = halt
+		retry = retry || halt
+		e.Log.Info("Upgrade", "machineDeployment", e.Namespace+"/"+st.Patch.MD, "from", st.Patch.From,
+			"to", st.Patch.Target, "status", final.Status, "detail", final.Detail)
+	}
+	return retry
+}
+
+// observeUpgrade reads what the planner needs; a failed read is handed to
+// it, which reports every pool failed and retries.
+func (e *Executor) observeUpgrade(ctx context.Context) upgrade.Observed {
+	var o upgrade.Observed
+	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
+		o.MDsErr = err
+		return o
+	}
+	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
+		o.MachinesErr = err
+		return o
+	}
+	records := e.MDs.List()
+	o.MDs = make(map[string]upgrade.MD, len(records))
+	pools := make([]machinepool.Pool, 0, len(records))
+	for name, r := range records {
+		o.MDs[name] = upgrade.MD{Name: r.Name, ResourceVersion: r.ResourceVersion, Kubelet: r.Kubelet,
+			Replicas: r.Replicas, Guard: poolOf(r), Annotations: r.Annotations}
+		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
+	}
+	resolver := machinepool.NewResolver(pools)
+	for _, m := range e.Machines.List() {
+		o.Machines = append(o.Machines, upgradeMachine(m, resolver))
+	}
+	cp, err := e.Version.ControlPlaneVersion(ctx)
+	if err != nil {
+		e.Log.Warn("Cannot read the control plane's version; upgrades wait for it", "err", err)
+	}
+	o.ControlPlane = cp
+	return o
+}
+
+func upgradeMachine(m *cluster.Machine, r machinepool.Resolver) upgrade.Machine {
+	pool, _ := r.Resolve(m.Labels, m.MachineSets)
+	return upgrade.Machine{Name: m.Name, Pool: pool, Kubelet: m.Kubelet, NodeName: m.NodeName, Deleting: m.Deleting}
+}

@@ -1,0 +1,202 @@
+package heal
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+// Candidate is a machine detection found unhealthy.
+type Candidate struct {
+	Machine Machine
+	Node    string    // "" for a machine whose node never joined
+	Since   time.Time // the node's Ready lastTransitionTime; zero when joinless
+	Cause   string
+}
+
+// Delete is one decided Machine deletion. UID and ResourceVersion are the
+// preconditions it is sent with, so a Machine replaced or changed since the
+// decision is never deleted (closing G-11).
+type Delete struct {
+	Machine         string
+	UID             types.UID
+	ResourceVersion string
+	Pool            string
+	Node            string
+	NodeSince       time.Time // re-checked against a fresh read of the node
+	Cause           string
+}
+
+// Step is the decision for one candidate: the report to store before any
+// write, and the delete to make, if any.
+type Step struct {
+	Action wire.Action
+	Delete *Delete // nil: Action is already final for this pass
+}
+
+// Decision is one healing pass.
+type Decision struct {
+	Steps []Step // one per candidate, by machine name
+	// Keep names every candidate: heal reports of other targets are pruned
+	// unless done (a node that recovered by itself).
+	Keep map[string]bool
+	// Unbacked names the unhealthy worker nodes no Machine stands behind.
+	// They cannot be healed, but they count toward the storm brake (G-12):
+	// an outage that is not machine-backed is still an outage.
+	Unbacked []string
+	// InFlight counts the Machines already being deleted, by anyone.
+	InFlight int
+	Storm    bool
+}
+
+// Decide runs detection, the storm brake, the in-flight budget and the
+// cooldown (§4.4) for one pass. mem is read, not changed: the caller records
+// a heal only once its delete succeeded.
+func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
+	cands, unbacked := Detect(o, p, now)
+	d := Decision{Keep: make(map[string]bool, len(cands)), Unbacked: unbacked}
+	for _, c := range cands {
+		d.Keep[c.Machine.Name] = true
+	}
+	for _, m := range o.Machines {
+		if m.Deleting {
+			d.InFlight++
+		}
+	}
+	if n := len(cands) + len(unbacked); n > p.MaxUnhealthy {
+		d.Storm = true
+		detail := fmt.Sprintf("unhealthy count %d exceeds maxUnhealthy %d — refusing (possible outage)", n, p.MaxUnhealthy)
+		for _, c := range cands {
+			d.Steps = append(d.Steps, Step{Action: action(c.Machine.Name, wire.StatusFailed, detail, p.Revision)})
+		}
+		return d
+	}
+	budget := p.MaxUnhealthy - d.InFlight
+	healed := map[string]time.Time{} // heals this pass plans, for the cooldown of the next candidate
+	for _, c := range cands {
+		st := decideOne(c, o, p, mem, now, budget, d.InFlight, healed)
+		if st.Delete != nil {
+			budget--
+			d.InFlight++
+			healed[st.Delete.Pool] = now
+		}
+		d.Steps = append(d.Steps, st)
+	}
+	return d
+}
+
+// decideOne walks the §4.4 table for one candidate; the first row that
+// applies wins.
+func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, budget, inFlight int, healed map[string]time.Time) Step {
+	m := c.Machine
+	report := func(status, detail string) Step {
+		return Step{Action: action(m.Name, status, detail, p.Revision)}
+	}
+	pool, owned := o.Pools[m.Pool]
+	switch {
+	case m.Pool == "" || !owned:
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"refusing: no owning MachineDeployment for Machine %s (%s); deleting an unowned machine would lose its capacity for good", m.Name, c.Cause))
+	case pool.ControlPlane != "":
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", m.Pool, pool.ControlPlane))
+	case pool.Autoscaler != "":
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, pool.Autoscaler))
+	case budget <= 0:
+		return report(wire.StatusPending, fmt.Sprintf(
+			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))
+	}
+	last := mem.lastHeal(m.Pool)
+	if t, ok := healed[m.Pool]; ok && t.After(last) {
+		last = t
+	}
+	if left := last.Add(p.Cooldown).Sub(now); left > 0 {
+		return report(wire.StatusPending, fmt.Sprintf(
+			"waiting: cooldown of pool %q, %s remaining; %s", m.Pool, round(left), c.Cause))
+	}
+	st := report(wire.StatusInProgress, fmt.Sprintf("deleting Machine (%s)", c.Cause))
+	st.Delete = &Delete{Machine: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Pool: m.Pool, Node: c.Node, NodeSince: c.Since, Cause: c.Cause}
+	return st
+}
+
+// Detect finds the candidates, by machine name, and the unhealthy worker
+// nodes that have no Machine at all. Deleting machines are never candidates,
+// and control-plane machines and nodes are skipped without a report.
+func Detect(o Observed, p Policy, now time.Time) ([]Candidate, []string) {
+	backing := map[string]Machine{} // node → its live Machine, first by name
+	known := map[string]bool{}      // nodes any Machine names, deleting or not
+	machines := slices.Clone(o.Machines)
+	slices.SortFunc(machines, func(a, b Machine) int { return cmp.Compare(a.Name, b.Name) })
+	found := map[string]Candidate{}
+	for _, m := range machines {
+		if m.NodeName != "" {
+			known[m.NodeName] = true
+			if _, ok := backing[m.NodeName]; !ok && !m.Deleting {
+				backing[m.NodeName] = m
+			}
+		}
+		if m.Deleting || m.NodeName != "" || m.Created.IsZero() || m.ControlPlane {
+			continue
+		}
+		if age := now.Sub(m.Created); age > 0 && age >= p.StartupTimeout {
+			found[m.Name] = Candidate{Machine: m, Cause: fmt.Sprintf(
+				"no node joined within %s of creation (nodeStartupTimeout %s)", round(age), round(p.StartupTimeout))}
+		}
+	}
+	var unbacked []string
+	for _, n := range o.Nodes {
+		if n.Ready == ReadyTrue || n.Ready == "" || n.Since.IsZero() || n.ControlPlane {
+			continue
+		}
+		down := now.Sub(n.Since)
+		if down < p.UnhealthyAfter {
+			continue
+		}
+		m, ok := backing[n.Name]
+		if !ok {
+			if !known[n.Name] {
+				unbacked = append(unbacked, n.Name)
+			}
+			continue
+		}
+		if m.ControlPlane {
+			continue
+		}
+		state := "NotReady"
+		if n.Ready == ReadyUnknown {
+			state = "Unknown"
+		}
+		found[m.Name] = Candidate{Machine: m, Node: n.Name, Since: n.Since, Cause: fmt.Sprintf(
+			"node %s %s for %s (unhealthyAfter %s)", n.Name, state, round(down), round(p.UnhealthyAfter))}
+	}
+	slices.Sort(unbacked)
+	cands := make([]Candidate, 0, len(found))
+	for _, c := range found {
+		cands = append(cands, c)
+	}
+	slices.SortFunc(cands, func(a, b Candidate) int { return cmp.Compare(a.Machine.Name, b.Machine.Name) })
+	return cands, unbacked
+}
+
+// StillUnhealthy re-checks a decided node delete against a fresh read of the
+// node, since the cache may lag a recovery: the node must still exist, still
+// not be Ready, and have been so since the same transition.
+func StillUnhealthy(d *Delete, fresh *Node) bool {
+	if d.Node == "" {
+		return true // joinless: the Machine's resourceVersion precondition covers a late join
+	}
+	return fresh != nil && fresh.Ready != ReadyTrue && fresh.Ready != "" && fresh.Since.Equal(d.NodeSince)
+}
+
+func round(d time.Duration) time.Duration { return d.Round(time.Second) }
+
+func action(machine, status, detail string, rev int64) wire.Action {
+	return wire.Action{Type: wire.ActionHeal, Target: machine, Status: status, Detail: detail, Revision: rev}
+}

@@ -1,0 +1,130 @@
+// Package heal decides P5 self-healing (CONTRACT §4.4) and the eviction
+// unwedge that follows a heal (§4.5) as pure functions: the observed
+// Machines, Nodes and pools, the policy, what this term remembers and the
+// time go in; the reports and the deletes to make come out. It makes no
+// client calls, reads no clock and logs nothing; the executor around it
+// reads, fences and deletes.
+//
+// Every rule leans toward doing nothing: a storm of unhealthy workers
+// deletes nothing, a disruption already in flight uses up the budget, a
+// pool heals at most once per cooldown, and a machine that is control plane,
+// unowned or the autoscaler's is refused.
+package heal
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"kubehz.dev/agent/shared/desired"
+)
+
+// MinWindow floors both detection windows, so a zero or junk value in the
+// policy can only make healing slower, never faster.
+const MinWindow = 60 * time.Second
+
+// Machine is the compact record of one Machine.
+type Machine struct {
+	Name            string
+	UID             types.UID
+	ResourceVersion string
+	// Pool is the owning MachineDeployment as resolved (§5.3), "" when
+	// nothing owns it.
+	Pool string
+	// ControlPlane is set when metadata.labels or spec.metadata.labels carry
+	// a control-plane key.
+	ControlPlane bool
+	Created      time.Time // zero when unknown
+	Deleting     bool
+	NodeName     string // status.nodeRef.name; "" until the node joined
+}
+
+// Ready condition statuses, as the Node reports them.
+const (
+	ReadyTrue    = "True"
+	ReadyFalse   = "False"
+	ReadyUnknown = "Unknown"
+)
+
+// Node is the compact record of one Node.
+type Node struct {
+	Name         string
+	ControlPlane bool
+	// Ready is the Ready condition's status, "" when the node has none.
+	Ready string
+	// Since is the Ready condition's lastTransitionTime; the time unhealthy
+	// is measured from, so nothing is lost when the actor restarts.
+	Since time.Time
+}
+
+// Pool is what the refusals read from a MachineDeployment.
+type Pool struct {
+	ControlPlane string // why it looks like a control-plane pool, or ""
+	Autoscaler   string // the cluster-autoscaler annotation found, or ""
+}
+
+// Observed is one consistent read of the cluster.
+type Observed struct {
+	Machines []Machine
+	Nodes    map[string]Node // by name
+	Pools    map[string]Pool // MachineDeployments by name
+}
+
+// Policy is the effective healing policy of one desired revision.
+type Policy struct {
+	MaxUnhealthy   int
+	UnhealthyAfter time.Duration // floored at MinWindow
+	StartupTimeout time.Duration // floored at MinWindow
+	Cooldown       time.Duration // no floor: 0 means no pause
+	Revision       int64
+}
+
+// PolicyFrom applies the floors to the document's healing block.
+func PolicyFrom(h desired.Healing, revision int64) Policy {
+	return Policy{
+		MaxUnhealthy:   h.MaxUnhealthy,
+		UnhealthyAfter: max(time.Duration(h.UnhealthyAfterSeconds)*time.Second, MinWindow),
+		StartupTimeout: max(time.Duration(h.NodeStartupTimeoutSeconds)*time.Second, MinWindow),
+		Cooldown:       time.Duration(h.CooldownSeconds) * time.Second,
+		Revision:       revision,
+	}
+}
+
+// Memory is what one leadership term remembers between passes. It is never
+// persisted: a new term starts a full cooldown and tracks no machines, which
+// only ever makes the next term more careful.
+type Memory struct {
+	// Since is when this replica became leader: the cooldown baseline, so a
+	// failover can never skip a cooldown.
+	Since time.Time
+	// LastHeal is when each pool last had a machine deleted by this term.
+	LastHeal map[string]time.Time
+	// Tracked holds the machines this term heal-deleted, by name, for the
+	// eviction unwedge.
+	Tracked map[string]*Tracked
+}
+
+// Tracked is one machine this term deleted, followed until it is gone.
+type Tracked struct {
+	UID       types.UID
+	Node      string // "" for a joinless heal: nothing to unwedge
+	Pool      string
+	Cause     string
+	DeletedAt time.Time
+	// Attempted is set once the unwedge has fired: once per machine, ever.
+	Attempted bool
+}
+
+// NewMemory starts a term's memory at now.
+func NewMemory(now time.Time) *Memory {
+	return &Memory{Since: now, LastHeal: map[string]time.Time{}, Tracked: map[string]*Tracked{}}
+}
+
+// lastHeal is the cooldown baseline of pool: its last heal in this term, or
+// the term's start if later.
+func (m *Memory) lastHeal(pool string) time.Time {
+	if t, ok := m.LastHeal[pool]; ok && t.After(m.Since) {
+		return t
+	}
+	return m.Since
+}

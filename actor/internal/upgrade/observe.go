@@ -1,0 +1,97 @@
+package upgrade
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"kubehz.dev/agent/actor/internal/guard"
+)
+
+// poolState is phase 1 of §4.6: what one pool looks like before any
+// decision.
+type poolState struct {
+	name          string
+	md            MD
+	hasMD         bool
+	atTarget      bool // the MD's kubelet is set and equals the target
+	n, m          int64
+	converged     bool // atTarget and every expected machine runs the target
+	cpReason      string
+	autoscalerKey string
+	machines      []Machine // every machine resolved to the pool, deleting ones too
+}
+
+// rolling says the pool is being rolled by machine-controller right now: its
+// MD is at target but its machines are not all there yet. Control-plane and
+// autoscaler pools are never ours to roll, so they never block the others.
+func (s poolState) rolling() bool {
+	return s.hasMD && s.atTarget && !s.converged && s.cpReason == "" && s.autoscalerKey == ""
+}
+
+// observe reads each pool's MD and machines against the target.
+func observe(names []string, o Observed, target string) []poolState {
+	byPool := make(map[string][]Machine)
+	for _, mc := range o.Machines {
+		if mc.Pool != "" {
+			byPool[mc.Pool] = append(byPool[mc.Pool], mc)
+		}
+	}
+	states := make([]poolState, 0, len(names))
+	for _, name := range names {
+		s := poolState{name: name, machines: byPool[name]}
+		if md, ok := o.MDs[name]; ok {
+			md.Name = name // the map key is the name that matched
+			g := md.Guard
+			g.Name = name
+			s.md, s.hasMD = md, true
+			s.atTarget = md.Kubelet != "" && sameVersion(md.Kubelet, target)
+			s.n, s.m = progress(s.machines, md.Replicas, target)
+			s.converged = s.atTarget && s.n >= s.m
+			s.cpReason = guard.ControlPlaneReason(g)
+			s.autoscalerKey = guard.AutoscalerKey(md.Annotations)
+		}
+		states = append(states, s)
+	}
+	return states
+}
+
+// progress counts a pool's roll: m is the non-deleting machines, raised to at
+// least spec.replicas so that a machine missing mid-roll never reads as
+// convergence; n is those running the target on a joined node.
+func progress(machines []Machine, replicas *int64, target string) (n, m int64) {
+	for _, mc := range machines {
+		if mc.Deleting {
+			continue
+		}
+		m++
+		if mc.NodeName != "" && mc.Kubelet != "" && sameVersion(mc.Kubelet, target) {
+			n++
+		}
+	}
+	if replicas != nil && *replicas > m {
+		m = *replicas
+	}
+	return n, m
+}
+
+// derivedFrom is the "from" of a pool found mid-roll with nothing
+// remembered, as after a restart: the kubelet of the pool's first machine by
+// name that is not at target yet. A deleting machine counts, since the old
+// machines are the ones being replaced. With no such machine it is the
+// target itself.
+func derivedFrom(machines []Machine, target string) string {
+	sorted := slices.Clone(machines)
+	slices.SortFunc(sorted, func(a, b Machine) int { return cmp.Compare(a.Name, b.Name) })
+	for _, mc := range sorted {
+		if mc.Kubelet != "" && !sameVersion(mc.Kubelet, target) {
+			return mc.Kubelet
+		}
+	}
+	return target
+}
+
+// sameVersion compares two version strings ignoring a leading "v".
+func sameVersion(a, b string) bool {
+	return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v")
+}

@@ -1,0 +1,100 @@
+package upgrade
+
+import (
+	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// Patch is one write: set spec.template.spec.versions.kubelet of the
+// MachineDeployment MD to Target.
+type Patch struct {
+	MD        string
+	Namespace string
+	// ResourceVersion is the version the decision was made on. The patch
+	// carries it as a precondition, so a roll decided on a stale read is
+	// refused by the apiserver with 409 instead of applied.
+	ResourceVersion string
+	From            string // the MD's kubelet as read
+	Target          string // the desired version as received, trimmed
+}
+
+// Body is the JSON merge patch to send with FieldManager: the kubelet
+// version, with the decided resourceVersion as its precondition when one was
+// read.
+func (p Patch) Body() []byte {
+	type meta struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	type versions struct {
+		Kubelet string `json:"kubelet"`
+	}
+	type machineSpec struct {
+		Versions versions `json:"versions"`
+	}
+	type template struct {
+		Spec machineSpec `json:"spec"`
+	}
+	type spec struct {
+		Template template `json:"template"`
+	}
+	body := struct {
+		Metadata *meta `json:"metadata,omitempty"`
+		Spec     spec  `json:"spec"`
+	}{Spec: spec{Template: template{Spec: machineSpec{Versions: versions{Kubelet: p.Target}}}}}
+	if p.ResourceVersion != "" {
+		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
+	}
+	out, _ := json.Marshal(body) // cannot fail: strings only
+	return out
+}
+
+// Outcome is the report after step's patch was sent and answered with err.
+// halt says the rest of the pass must stop: later pools are reported with
+// Queued, and the plan's retry already asks for another pass.
+//
+// On success the report stays the in-progress one the step carried, and the
+// caller records the roll with Started. A Conflict (the resourceVersion the
+// decision was made on is stale) or a NotFound (the MD went away) drops the
+// decision: the pool is pending and the next pass decides again from a
+// fresh read, without halting. Any other error fails the pool and halts.
+// A step without a Patch has nothing to report beyond its Action.
+func Outcome(step Step, err error) (a wire.Action, halt bool) {
+	a = step.Action
+	p := step.Patch
+	if p == nil || err == nil {
+		return a, false
+	}
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		a.Status = wire.StatusPending
+		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
+		return a, false
+	}
+	a.Status = wire.StatusFailed
+	a.Detail = "patch failed: " + guard.Sanitize(err.Error())
+	if apierrors.IsForbidden(err) {
+		a.Detail += fmt.Sprintf("; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q", p.Namespace)
+	}
+	return a, true
+}
+
+// Started records in mem the "from" of a roll whose patch succeeded, so the
+// pool's progress and final reports name the version it came from. The
+// caller calls it, not Outcome, because Outcome only maps an answer to a
+// report. A nil mem or patch records nothing.
+func Started(mem Memory, p *Patch) {
+	if mem == nil || p == nil {
+		return
+	}
+	mem[p.MD] = p.From
+}
+
+// Queued is the report for a pool left untouched because an earlier pool in
+// the same pass failed to write.
+func Queued(pool string, rev int64) wire.Action {
+	return action(pool, wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll", rev)
+}

@@ -1,0 +1,202 @@
+// Package upgrade decides P6 worker upgrades (CONTRACT §4.6) as a pure
+// function. The desired kubelet version, the worker pools the document names,
+// the MachineDeployments and Machines read from the cluster and the
+// apiserver's version go in; the reports to store and at most one patch come
+// out. It makes no client calls, reads no clock and logs nothing: the
+// executor around it lists, writes and stores the reports.
+//
+// The planner rolls one pool at a time and only ever upward: it refuses a
+// downgrade, a kubelet the version skew policy does not allow, control-plane
+// pools and pools cluster-autoscaler owns. machine-controller performs the
+// rolling replacement; the agent only sets spec.template.spec.versions.kubelet.
+package upgrade
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// MaxPools is how many pools one pass processes, after sorting by name.
+const MaxPools = 100
+
+// FieldManager is the field manager every upgrade patch is sent with.
+const FieldManager = "kubehz-agent"
+
+// MD is the compact record of one MachineDeployment that upgrades read.
+type MD struct {
+	Name, ResourceVersion string
+	Kubelet               string            // spec.template.spec.versions.kubelet; "" when absent
+	Replicas              *int64            // spec.replicas; nil when unknown
+	Guard                 guard.Pool        // name and label maps for guard.ControlPlaneReason
+	Annotations           map[string]string // metadata.annotations, for guard.AutoscalerKey
+}
+
+// Machine is the compact record of one Machine, already resolved to its pool
+// by the caller (CONTRACT §5.3).
+type Machine struct {
+	Name     string
+	Pool     string // owning MD name, "" when unresolved
+	Kubelet  string // spec.versions.kubelet
+	NodeName string // status.nodeRef.name; "" until the node has joined
+	Deleting bool
+}
+
+// Observed is what the executor read for this pass.
+type Observed struct {
+	MDs          map[string]MD // by name; nil together with MDsErr when the read failed
+	MDsErr       error
+	Machines     []Machine
+	MachinesErr  error
+	ControlPlane string // the apiserver's gitVersion; "" when unknown
+}
+
+// Policy is what the pass acts under.
+type Policy struct {
+	Target    string   // trimmed kubernetesVersion; "" means nothing to do
+	Pools     []string // pool names from the desired document, as given
+	Namespace string   // MD namespace, named in details
+	Revision  int64    // the desired revision every report carries
+}
+
+// Memory is the "from" version of each pool this process remembers, by pool
+// name. It lives in memory only, for one leadership term: after a restart a
+// rolling pool's "from" is derived again from its machines.
+type Memory map[string]string
+
+// Step is the decision for one pool: the report to store before any write,
+// and the write to make, if any.
+type Step struct {
+	Action wire.Action // type "upgrade", target = pool name
+	Patch  *Patch      // nil: Action is already the final report
+}
+
+// Plan decides one upgrade pass. Pools are sorted by name and at most
+// MaxPools are processed. Steps come back in pool order, one per pool that
+// has something to report; a pool with nothing to say (always at target, or
+// a control-plane or autoscaler pool already at target) has no step. At most
+// one step carries a Patch. retry asks for another pass on the next poll
+// tick: true while a pool rolls, waits or failed transiently, false once
+// everything converged or only final refusals remain.
+//
+// Plan writes into mem: it remembers the "from" it derives for a pool found
+// mid-roll, and forgets the "from" of a pool whose MachineDeployment is off
+// target again, since that value belonged to an earlier roll. A nil mem
+// remembers nothing. After a Patch succeeds the caller records its From with
+// Started; once Outcome halts, it reports every later step with Queued.
+//
+// Deliberate changes from the original, each because it rolled or reported
+// wrongly (CONTRACT §13):
+//   - G-10: invalid pool names are reported failed, not skipped silently.
+//   - G-8: a downgrade is refused, at patch level too, and the target must
+//     sit within the kubelet skew policy of the control plane.
+//   - G-9: control-plane and autoscaler pools always get their own refusal,
+//     and the pre-flight failures go only to pools that would otherwise roll;
+//     converged and rolling pools keep their reports.
+func Plan(o Observed, p Policy, mem Memory) (steps []Step, retry bool) {
+	target := strings.TrimSpace(p.Target)
+	if target == "" {
+		return nil, false
+	}
+	entries := selectPools(p.Pools)
+	var valid []string
+	for _, e := range entries {
+		if e.refusal == "" {
+			valid = append(valid, e.name)
+		}
+	}
+	decided, retry := decideValid(valid, o, p, target, mem)
+	for _, e := range entries {
+		if e.refusal != "" {
+			steps = append(steps, Step{Action: action(e.name, wire.StatusFailed, e.refusal, p.Revision)})
+		} else if s, ok := decided[e.name]; ok {
+			steps = append(steps, s)
+		}
+	}
+	return steps, retry
+}
+
+// entry is one pool name kept for the pass; a non-empty refusal is its
+// final report.
+type entry struct{ name, refusal string }
+
+// selectPools sorts the names, keeps at most MaxPools, drops empty names
+// (there is no target to report them under) and refuses the invalid and the
+// ambiguous ones.
+func selectPools(names []string) []entry {
+	// Count over the whole list before the cut, so a name whose second copy
+	// falls past it is still refused as ambiguous.
+	seen := make(map[string]int, len(names))
+	for _, n := range names {
+		seen[n]++
+	}
+	sorted := slices.Clone(names)
+	slices.SortFunc(sorted, cmp.Compare[string])
+	if len(sorted) > MaxPools {
+		sorted = sorted[:MaxPools]
+	}
+	var out []entry
+	for i, name := range sorted {
+		if name == "" || (i > 0 && sorted[i-1] == name) {
+			continue
+		}
+		e := entry{name: name}
+		switch {
+		case len(validation.IsDNS1123Subdomain(name)) > 0:
+			// G-10: the original skipped it silently here, so with scaling
+			// off nobody learnt why the pool never rolled.
+			e.refusal = invalidName(name)
+		case seen[name] > 1:
+			// Ambiguous, as scaling treats it: refuse rather than pick one.
+			e.refusal = duplicateName(name)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// decideValid decides the pools that passed selection, by name.
+func decideValid(names []string, o Observed, p Policy, target string, mem Memory) (map[string]Step, bool) {
+	if len(names) == 0 {
+		return nil, false
+	}
+	if o.MDsErr != nil || o.MDs == nil {
+		return allFailed(names, listMDsFailed(p.Namespace, o.MDsErr), p.Revision), true
+	}
+	if o.MachinesErr != nil {
+		return allFailed(names, listMachinesFailed(p.Namespace, o.MachinesErr), p.Revision), true
+	}
+	states := observe(names, o, target)
+	ps := newPass(p, target, o.ControlPlane, mem)
+	for _, s := range states {
+		if s.rolling() {
+			ps.rolling = s.name // the first in name order is named in details
+			break
+		}
+	}
+	out := make(map[string]Step, len(states))
+	for _, s := range states {
+		if step, ok := ps.decide(s); ok {
+			out[s.name] = step
+		}
+	}
+	return out, ps.retry
+}
+
+// allFailed reports every pool failed with the same detail.
+func allFailed(names []string, detail string, rev int64) map[string]Step {
+	out := make(map[string]Step, len(names))
+	for _, n := range names {
+		out[n] = Step{Action: action(n, wire.StatusFailed, detail, rev)}
+	}
+	return out
+}
+
+func action(pool, status, detail string, rev int64) wire.Action {
+	return wire.Action{Type: wire.ActionUpgrade, Target: pool, Status: status, Detail: detail, Revision: rev}
+}
