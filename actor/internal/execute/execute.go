@@ -179,7 +179,8 @@ func (e *Executor) Flush(ctx context.Context) {
 
 func (e *Executor) publish(ctx context.Context, rev int64) {
 	e.step()
-	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Snapshot())
+	// The wire carries 20 reports; the newest outcomes win (G-3).
+	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Newest(wire.MaxActions))
 	e.landed = err == nil
 	if err != nil && !errors.Is(err, context.Canceled) {
 		e.Log.Error("Cannot publish action reports; writing them again on the next poll tick", "err", err, "revision", rev)

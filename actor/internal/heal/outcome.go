@@ -45,7 +45,10 @@ func Outcome(step Step, err error, namespace string) (wire.Action, Result) {
 	a.Status = wire.StatusFailed
 	a.Detail = "delete failed: " + guard.Sanitize(err.Error())
 	if apierrors.IsForbidden(err) {
-		a.Detail += fmt.Sprintf("; RBAC: deploy/actor's Role must grant delete on machines.cluster.k8s.io in namespace %q", namespace)
+		// The hint goes first: the wire cuts a detail at 256 code points,
+		// and the apiserver's own text is long.
+		a.Detail = fmt.Sprintf("delete failed: RBAC: deploy/actor's Role must grant delete on machines.cluster.k8s.io in namespace %q: %s",
+			namespace, guard.Sanitize(err.Error()))
 	}
 	return a, Failed
 }

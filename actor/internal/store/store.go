@@ -2,15 +2,15 @@
 // revision: one entry per (type, target), in the order first reported, and a
 // notification whenever what a beat would carry changes.
 //
-// The store keeps every entry it is given. Capping happens on the wire, not
-// here: the cap pass sends the first 20 entries with a target, in store order
-// (scale, then upgrade, then heal, as the executor runs them). Within a long
-// revision the oldest entries therefore win a place on the wire, and later
-// heal outcomes can be cut (CONTRACT §13 G-3). Keeping the full list here
-// means a smarter cap can be chosen at the wire without losing anything.
+// The store keeps every entry it is given. The wire carries at most 20, and
+// the original kept the oldest, so a long revision's later heal outcomes were
+// cut (CONTRACT §13 G-3). Newest closes that: it hands out the entries that
+// changed most recently, still in store order.
 package store
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"kubehz.dev/agent/shared/wire"
@@ -26,7 +26,9 @@ type Store struct {
 	mu       sync.Mutex
 	revision int64
 	entries  []wire.Action // insertion order
+	changed  []uint64      // per entry, the tick of its last change
 	index    map[key]int   // position in entries
+	tick     uint64
 }
 
 // New returns an empty store at revision 0. onChange, if not nil, is called
@@ -59,12 +61,17 @@ func (s *Store) Upsert(a wire.Action) bool {
 	s.mu.Lock()
 	k := key{a.Type, a.Target}
 	changed := true
+	s.tick++
 	if i, ok := s.index[k]; ok {
 		changed = s.entries[i] != a
 		s.entries[i] = a
+		if changed {
+			s.changed[i] = s.tick
+		}
 	} else {
 		s.index[k] = len(s.entries)
 		s.entries = append(s.entries, a)
+		s.changed = append(s.changed, s.tick)
 	}
 	s.mu.Unlock()
 	return s.notify(changed)
@@ -111,6 +118,33 @@ func (s *Store) Snapshot() []wire.Action {
 	return out
 }
 
+// Newest returns at most n entries, those changed most recently, in store
+// order; nil when the store is empty. A repeat that changed nothing does not
+// make an entry newer.
+func (s *Store) Newest(n int) []wire.Action {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.entries) == 0 {
+		return nil
+	}
+	if len(s.entries) <= n {
+		return slices.Clone(s.entries)
+	}
+	order := make([]int, len(s.entries))
+	for i := range order {
+		order[i] = i
+	}
+	// Newest first, then the n kept back into store order.
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.changed[b], s.changed[a]) })
+	kept := order[:n]
+	slices.Sort(kept)
+	out := make([]wire.Action, 0, n)
+	for _, i := range kept {
+		out = append(out, s.entries[i])
+	}
+	return out
+}
+
 // Revision returns the revision of the current pass, 0 after Clear.
 func (s *Store) Revision() int64 {
 	s.mu.Lock()
@@ -121,16 +155,17 @@ func (s *Store) Revision() int64 {
 // remove drops the entries drop selects, keeping the others in order.
 func (s *Store) remove(drop func(wire.Action) bool) bool {
 	s.mu.Lock()
-	kept := s.entries[:0]
-	for _, a := range s.entries {
+	kept, ticks := s.entries[:0], s.changed[:0]
+	for i, a := range s.entries {
 		if !drop(a) {
 			kept = append(kept, a)
+			ticks = append(ticks, s.changed[i])
 		}
 	}
 	changed := len(kept) != len(s.entries)
 	if changed {
 		clear(s.entries[len(kept):])
-		s.entries = kept
+		s.entries, s.changed = kept, ticks
 		s.index = make(map[key]int, len(kept))
 		for i, a := range kept {
 			s.index[key{a.Type, a.Target}] = i
@@ -142,7 +177,7 @@ func (s *Store) remove(drop func(wire.Action) bool) bool {
 
 // reset empties the entries; the caller holds the lock.
 func (s *Store) reset() {
-	s.entries = nil
+	s.entries, s.changed = nil, nil
 	s.index = map[key]int{}
 }
 

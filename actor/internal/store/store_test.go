@@ -1,7 +1,9 @@
 package store
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -254,5 +256,40 @@ func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 	}
 	if notified == 0 {
 		t.Fatal("no notifications under concurrent writes")
+	}
+}
+
+// G-3: with more reports than the wire carries, the ones that changed last
+// win, in store order; a repeat that changed nothing does not count.
+func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
+	s := New(nil)
+	s.Begin(3)
+	for i := range 25 {
+		s.Upsert(wire.Action{Type: wire.ActionHeal, Target: fmt.Sprintf("m-%02d", i), Status: wire.StatusPending, Revision: 3})
+	}
+	// m-00 changes last; m-01 is repeated unchanged and stays old.
+	s.Upsert(wire.Action{Type: wire.ActionHeal, Target: "m-00", Status: wire.StatusDone, Revision: 3})
+	s.Upsert(wire.Action{Type: wire.ActionHeal, Target: "m-01", Status: wire.StatusPending, Revision: 3})
+	got := s.Newest(20)
+	var targets []string
+	for _, a := range got {
+		targets = append(targets, a.Target)
+	}
+	want := []string{"m-00"}
+	for i := 6; i < 25; i++ {
+		want = append(want, fmt.Sprintf("m-%02d", i))
+	}
+	if !slices.Equal(targets, want) {
+		t.Errorf("Newest(20) = %v\nwant %v", targets, want)
+	}
+	if got[0].Status != wire.StatusDone {
+		t.Errorf("m-00 is %s, want its latest state, done", got[0].Status)
+	}
+	if n := len(s.Newest(30)); n != 25 {
+		t.Errorf("Newest(30) gave %d entries, want all 25", n)
+	}
+	s.Prune(wire.ActionHeal, map[string]bool{"m-00": true})
+	if got := s.Newest(20); len(got) != 1 || got[0].Target != "m-00" {
+		t.Errorf("after prune Newest = %+v, want only the done m-00", got)
 	}
 }

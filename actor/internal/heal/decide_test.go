@@ -1,0 +1,618 @@
+package heal
+
+import (
+	"maps"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+const stormLimit1of2 = "unhealthy count 2 exceeds maxUnhealthy 1 — refusing (possible outage)"
+
+func TestHeal_DecideWalksTheTable(t *testing.T) {
+	down5m := now.Add(-5 * time.Minute)
+	cause1 := nodeCause("n1", "NotReady", "5m0s", "1m0s")
+	cause2 := nodeCause("n2", "NotReady", "5m0s", "1m0s")
+	m1 := machine("m1", "workers", "n1")
+	m2 := machine("m2", "workers", "n2")
+	two := Observed{
+		Machines: []Machine{m1, m2},
+		Nodes:    nodesOf(notReady("n1", down5m), notReady("n2", down5m)),
+		Pools:    workerPools("workers"),
+	}
+	one := Observed{
+		Machines: []Machine{m1},
+		Nodes:    nodesOf(notReady("n1", down5m)),
+		Pools:    workerPools("workers"),
+	}
+	tests := []struct {
+		name string
+		o    Observed
+		p    Policy
+		mem  *Memory
+		want Decision
+	}{
+		{
+			name: "NotReady worker past the window is deleted with preconditions",
+			o:    one,
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{Steps: []Step{healing(m1, "n1", down5m, cause1)}, Keep: keep("m1"), InFlight: 1},
+		},
+		{
+			name: "nothing unhealthy gives an empty decision",
+			o:    Observed{Machines: []Machine{m1}, Nodes: nodesOf(ready("n1")), Pools: workerPools("workers")},
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{Keep: keep()},
+		},
+		{
+			name: "node NotReady less than the window is untouched",
+			o:    Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", now.Add(-59*time.Second))), Pools: workerPools("workers")},
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{Keep: keep()},
+		},
+		{
+			name: "control-plane node is skipped silently and not counted",
+			o: Observed{
+				Machines: []Machine{m1, machine("cp1", "workers", "cp-node")},
+				Nodes:    nodesOf(notReady("n1", down5m), Node{Name: "cp-node", ControlPlane: true, Ready: ReadyFalse, Since: down5m}),
+				Pools:    workerPools("workers"),
+			},
+			p:    with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem:  oldMemory(),
+			want: Decision{Steps: []Step{healing(m1, "n1", down5m, cause1)}, Keep: keep("m1"), InFlight: 1},
+		},
+		{
+			name: "joinless machine past the startup timeout is deleted with no node",
+			o:    Observed{Machines: []Machine{joinless("j1", "workers", now.Add(-time.Hour))}, Pools: workerPools("workers")},
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps: []Step{healing(joinless("j1", "workers", now.Add(-time.Hour)), "", time.Time{},
+					"no node joined within 1h0m0s of creation (nodeStartupTimeout 10m0s)")},
+				Keep:     keep("j1"),
+				InFlight: 1,
+			},
+		},
+		{
+			name: "storm: two unhealthy with limit 1 refuses both and deletes nothing",
+			o: Observed{
+				Machines: []Machine{m2, m1, machine("m3", "workers", "n3")},
+				Nodes:    nodesOf(notReady("n1", down5m), unknown("n2", down5m), ready("n3")),
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed, stormLimit1of2), final("m2", wire.StatusFailed, stormLimit1of2)},
+				Keep:  keep("m1", "m2"),
+				Storm: true,
+			},
+		},
+		{
+			name: "storm: an unbacked NotReady node counts toward the brake (G-12)",
+			o: Observed{
+				Machines: []Machine{m1},
+				Nodes:    nodesOf(notReady("n1", down5m), notReady("orphan", down5m)),
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps:    []Step{final("m1", wire.StatusFailed, stormLimit1of2)},
+				Keep:     keep("m1"),
+				Unbacked: []string{"orphan"},
+				Storm:    true,
+			},
+		},
+		{
+			name: "storm: maxUnhealthy 0 trips on a single candidate",
+			o:    one,
+			p:    with(policy(), func(p *Policy) { p.MaxUnhealthy = 0 }),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed, "unhealthy count 1 exceeds maxUnhealthy 0 — refusing (possible outage)")},
+				Keep:  keep("m1"),
+				Storm: true,
+			},
+		},
+		{
+			name: "storm: refused candidates count too",
+			o: Observed{
+				Machines: []Machine{machine("m1", "", "n1"), machine("m2", "scaled", "n2")},
+				Nodes:    nodesOf(notReady("n1", down5m), notReady("n2", down5m)),
+				Pools:    map[string]Pool{"scaled": {Autoscaler: "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"}},
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed, stormLimit1of2), final("m2", wire.StatusFailed, stormLimit1of2)},
+				Keep:  keep("m1", "m2"),
+				Storm: true,
+			},
+		},
+		{
+			name: "storm: the in-flight count is still reported",
+			o: Observed{
+				Machines: []Machine{m1, m2, deleting(machine("gone", "workers", "n9"))},
+				Nodes:    two.Nodes,
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps:    []Step{final("m1", wire.StatusFailed, stormLimit1of2), final("m2", wire.StatusFailed, stormLimit1of2)},
+				Keep:     keep("m1", "m2"),
+				InFlight: 1,
+				Storm:    true,
+			},
+		},
+		{
+			name: "no storm exactly at the limit: cooldown 0 heals both",
+			o:    two,
+			p:    with(policy(), func(p *Policy) { p.Cooldown = 0 }),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps:    []Step{healing(m1, "n1", down5m, cause1), healing(m2, "n2", down5m, cause2)},
+				Keep:     keep("m1", "m2"),
+				InFlight: 2,
+			},
+		},
+		{
+			name: "an unbacked node below the limit is reported but nothing is blocked",
+			o: Observed{
+				Machines: []Machine{m1},
+				Nodes:    nodesOf(notReady("n1", down5m), notReady("orphan", down5m)),
+				Pools:    workerPools("workers"),
+			},
+			p:   policy(),
+			mem: oldMemory(),
+			want: Decision{
+				Steps:    []Step{healing(m1, "n1", down5m, cause1)},
+				Keep:     keep("m1"),
+				Unbacked: []string{"orphan"},
+				InFlight: 1,
+			},
+		},
+		{
+			name: "budget: one machine already deleting with limit 1 leaves the candidate pending",
+			o: Observed{
+				Machines: []Machine{m1, deleting(machine("old", "workers", "n-old"))},
+				Nodes:    one.Nodes,
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps:    []Step{final("m1", wire.StatusPending, "waiting: 1 disruption(s) already in flight (maxUnhealthy 1); "+cause1)},
+				Keep:     keep("m1"),
+				InFlight: 1,
+			},
+		},
+		{
+			name: "budget: a delete planned this pass uses up the budget for the next candidate",
+			o: Observed{
+				Machines: []Machine{machine("m1", "pool-a", "n1"), machine("m2", "pool-b", "n2"), deleting(machine("old", "pool-c", ""))},
+				Nodes:    two.Nodes,
+				Pools:    workerPools("pool-a", "pool-b", "pool-c"),
+			},
+			p:   with(policy(), func(p *Policy) { p.Cooldown = 0 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{
+					healing(machine("m1", "pool-a", "n1"), "n1", down5m, cause1),
+					final("m2", wire.StatusPending, "waiting: 2 disruption(s) already in flight (maxUnhealthy 2); "+cause2),
+				},
+				Keep:     keep("m1", "m2"),
+				InFlight: 2,
+			},
+		},
+		{
+			name: "budget: deleting control-plane machines count in flight too",
+			o: Observed{
+				Machines: []Machine{m1, deleting(controlPlane(machine("cp-1", "", "cp-node")))},
+				Nodes:    one.Nodes,
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps:    []Step{final("m1", wire.StatusPending, "waiting: 1 disruption(s) already in flight (maxUnhealthy 1); "+cause1)},
+				Keep:     keep("m1"),
+				InFlight: 1,
+			},
+		},
+		{
+			name: "cooldown: the second machine of the same pool waits",
+			o:    two,
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps: []Step{
+					healing(m1, "n1", down5m, cause1),
+					final("m2", wire.StatusPending, `waiting: cooldown of pool "workers", 15m0s remaining; `+cause2),
+				},
+				Keep:     keep("m1", "m2"),
+				InFlight: 1,
+			},
+		},
+		{
+			name: "cooldown: machines of different pools are healed together",
+			o: Observed{
+				Machines: []Machine{machine("m1", "pool-a", "n1"), machine("m2", "pool-b", "n2")},
+				Nodes:    two.Nodes,
+				Pools:    workerPools("pool-a", "pool-b"),
+			},
+			p:   policy(),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{
+					healing(machine("m1", "pool-a", "n1"), "n1", down5m, cause1),
+					healing(machine("m2", "pool-b", "n2"), "n2", down5m, cause2),
+				},
+				Keep:     keep("m1", "m2"),
+				InFlight: 2,
+			},
+		},
+		{
+			name: "cooldown 0 deletes two machines of the same pool back to back",
+			o:    two,
+			p:    with(policy(), func(p *Policy) { p.Cooldown = 0 }),
+			mem:  NewMemory(now),
+			want: Decision{
+				Steps:    []Step{healing(m1, "n1", down5m, cause1), healing(m2, "n2", down5m, cause2)},
+				Keep:     keep("m1", "m2"),
+				InFlight: 2,
+			},
+		},
+		{
+			name: "refusal: unowned machine",
+			o:    Observed{Machines: []Machine{machine("m1", "", "n1")}, Nodes: one.Nodes, Pools: workerPools("workers")},
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed,
+					"refusing: no owning MachineDeployment for Machine m1 ("+cause1+"); deleting an unowned machine would lose its capacity for good")},
+				Keep: keep("m1"),
+			},
+		},
+		{
+			name: "refusal: owner named but not among the MachineDeployments",
+			o:    Observed{Machines: []Machine{machine("m1", "ghost", "n1")}, Nodes: one.Nodes, Pools: workerPools("workers")},
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed,
+					"refusing: no owning MachineDeployment for Machine m1 ("+cause1+"); deleting an unowned machine would lose its capacity for good")},
+				Keep: keep("m1"),
+			},
+		},
+		{
+			name: "refusal: control-plane pool",
+			o:    Observed{Machines: []Machine{machine("m1", "prod-cp-1", "n1")}, Nodes: one.Nodes, Pools: map[string]Pool{"prod-cp-1": {ControlPlane: `name segment "cp"`}}},
+			p:    policy(),
+			mem:  oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed, `refusing: MachineDeployment "prod-cp-1" looks like a control-plane pool (name segment "cp")`)},
+				Keep:  keep("m1"),
+			},
+		},
+		{
+			name: "refusal: autoscaler pool names the annotation key",
+			o: Observed{Machines: []Machine{machine("m1", "scaled", "n1")}, Nodes: one.Nodes,
+				Pools: map[string]Pool{"scaled": {Autoscaler: "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"}}},
+			p:   policy(),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed,
+					`refusing: pool "scaled" is managed by cluster-autoscaler (annotation cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size)`)},
+				Keep: keep("m1"),
+			},
+		},
+		{
+			name: "refusal: control-plane wins over autoscaler",
+			o: Observed{Machines: []Machine{machine("m1", "both", "n1")}, Nodes: one.Nodes,
+				Pools: map[string]Pool{"both": {ControlPlane: "label", Autoscaler: "k"}}},
+			p:   policy(),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed, `refusing: MachineDeployment "both" looks like a control-plane pool (label)`)},
+				Keep:  keep("m1"),
+			},
+		},
+		{
+			name: "refusal wins over an exhausted budget",
+			o: Observed{
+				Machines: []Machine{machine("m1", "", "n1"), deleting(machine("old", "workers", ""))},
+				Nodes:    one.Nodes,
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{final("m1", wire.StatusFailed,
+					"refusing: no owning MachineDeployment for Machine m1 ("+cause1+"); deleting an unowned machine would lose its capacity for good")},
+				Keep:     keep("m1"),
+				InFlight: 1,
+			},
+		},
+		{
+			name: "a refused candidate uses no budget and no cooldown",
+			o: Observed{
+				Machines: []Machine{machine("a-unowned", "", "n1"), machine("b-ok", "workers", "n2")},
+				Nodes:    two.Nodes,
+				Pools:    workerPools("workers"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 2 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{
+					final("a-unowned", wire.StatusFailed,
+						"refusing: no owning MachineDeployment for Machine a-unowned ("+cause1+"); deleting an unowned machine would lose its capacity for good"),
+					healing(machine("b-ok", "workers", "n2"), "n2", down5m, cause2),
+				},
+				Keep:     keep("a-unowned", "b-ok"),
+				InFlight: 1,
+			},
+		},
+		{
+			name: "steps come sorted by machine name whatever the input order",
+			o: Observed{
+				Machines: []Machine{machine("zz", "pool-z", "n2"), joinless("mm", "pool-m", now.Add(-time.Hour)), machine("aa", "pool-a", "n1")},
+				Nodes:    two.Nodes,
+				Pools:    workerPools("pool-a", "pool-m", "pool-z"),
+			},
+			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 3 }),
+			mem: oldMemory(),
+			want: Decision{
+				Steps: []Step{
+					healing(machine("aa", "pool-a", "n1"), "n1", down5m, cause1),
+					healing(joinless("mm", "pool-m", now.Add(-time.Hour)), "", time.Time{}, "no node joined within 1h0m0s of creation (nodeStartupTimeout 10m0s)"),
+					healing(machine("zz", "pool-z", "n2"), "n2", down5m, cause2),
+				},
+				Keep:     keep("aa", "mm", "zz"),
+				InFlight: 3,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sameDecision(t, Decide(tt.o, tt.p, tt.mem, now), tt.want)
+		})
+	}
+}
+
+func TestHeal_CooldownBaseline(t *testing.T) {
+	down5m := now.Add(-5 * time.Minute)
+	cause := nodeCause("n1", "NotReady", "5m0s", "1m0s")
+	m1 := machine("m1", "workers", "n1")
+	o := Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", down5m)), Pools: workerPools("workers")}
+	heal := healing(m1, "n1", down5m, cause)
+	waiting := func(left string) Step {
+		return final("m1", wire.StatusPending, `waiting: cooldown of pool "workers", `+left+" remaining; "+cause)
+	}
+	memory := func(since time.Time, last map[string]time.Time) *Memory {
+		m := NewMemory(since)
+		maps.Copy(m.LastHeal, last)
+		return m
+	}
+	tests := []struct {
+		name     string
+		cooldown time.Duration
+		mem      *Memory
+		want     Step
+	}{
+		{name: "a fresh term refuses at once", cooldown: 900 * time.Second, mem: NewMemory(now), want: waiting("15m0s")},
+		{name: "a term begun 16 minutes ago proceeds", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-16 * time.Minute)), want: heal},
+		{name: "exactly at the end of the term's cooldown proceeds", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-900 * time.Second)), want: heal},
+		{name: "1ns before the end of the term's cooldown waits", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-900*time.Second + time.Nanosecond)), want: waiting("0s")},
+		{
+			name:     "a heal recorded after the term began wins",
+			cooldown: 900 * time.Second,
+			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"workers": now.Add(-10 * time.Minute)}),
+			want:     waiting("5m0s"),
+		},
+		{
+			name:     "exactly at the end of the recorded heal's cooldown proceeds",
+			cooldown: 900 * time.Second,
+			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"workers": now.Add(-900 * time.Second)}),
+			want:     heal,
+		},
+		{
+			name:     "1ns before the end of the recorded heal's cooldown waits",
+			cooldown: 900 * time.Second,
+			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"workers": now.Add(-900*time.Second + time.Nanosecond)}),
+			want:     waiting("0s"),
+		},
+		{
+			name:     "a heal recorded before the term began is ignored",
+			cooldown: 900 * time.Second,
+			mem:      memory(now.Add(-5*time.Minute), map[string]time.Time{"workers": now.Add(-2 * time.Hour)}),
+			want:     waiting("10m0s"),
+		},
+		{
+			name:     "another pool's recent heal does not hold this pool",
+			cooldown: 900 * time.Second,
+			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"other": now}),
+			want:     heal,
+		},
+		{name: "cooldown 0: a fresh term proceeds", cooldown: 0, mem: NewMemory(now), want: heal},
+		{
+			name:     "cooldown 0: a heal recorded this instant does not hold",
+			cooldown: 0,
+			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"workers": now}),
+			want:     heal,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := with(policy(), func(p *Policy) { p.Cooldown = tt.cooldown })
+			want := Decision{Steps: []Step{tt.want}, Keep: keep("m1")}
+			if tt.want.Delete != nil {
+				want.InFlight = 1
+			}
+			sameDecision(t, Decide(o, p, tt.mem, now), want)
+		})
+	}
+}
+
+func TestHeal_StormBrakeRefusesAllWithTheExactText(t *testing.T) {
+	o := Observed{
+		Machines: []Machine{machine("m1", "workers", "n1"), machine("m2", "workers", "n2")},
+		Nodes:    nodesOf(notReady("n1", now.Add(-time.Hour)), notReady("n2", now.Add(-time.Hour)), ready("n3")),
+		Pools:    workerPools("workers"),
+	}
+	d := Decide(o, with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }), oldMemory(), now)
+	// Spelled out in full, em dash (U+2014) included, as the contract pins it.
+	const want = "unhealthy count 2 exceeds maxUnhealthy 1 \u2014 refusing (possible outage)"
+	if !d.Storm || len(d.Steps) != 2 {
+		t.Fatalf("want a storm refusing both, got %s", decisionString(d))
+	}
+	for _, s := range d.Steps {
+		if s.Delete != nil {
+			t.Errorf("%s: storm must delete nothing, got %+v", s.Action.Target, *s.Delete)
+		}
+		if s.Action.Detail != want || s.Action.Status != wire.StatusFailed {
+			t.Errorf("%s: got %s %q, want failed %q", s.Action.Target, s.Action.Status, s.Action.Detail, want)
+		}
+		if s.Action.Target == "m3" {
+			t.Errorf("healthy machine reported")
+		}
+	}
+}
+
+func TestHeal_UnbackedNodesAloneTripTheStormWithoutSteps(t *testing.T) {
+	o := Observed{Nodes: nodesOf(notReady("orphan", now.Add(-time.Hour)))}
+	got := Decide(o, with(policy(), func(p *Policy) { p.MaxUnhealthy = 0 }), oldMemory(), now)
+	sameDecision(t, got, Decision{Keep: keep(), Unbacked: []string{"orphan"}, Storm: true})
+}
+
+func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
+	down := now.Add(-5 * time.Minute)
+	tests := []struct {
+		name   string
+		o      Observed
+		p      Policy
+		target string
+		status string
+		words  []string
+	}{
+		{
+			name:   "deleting names the node, its state and both durations",
+			o:      Observed{Machines: []Machine{machine("m1", "workers", "node-x")}, Nodes: nodesOf(notReady("node-x", down)), Pools: workerPools("workers")},
+			p:      policy(),
+			target: "m1", status: wire.StatusInProgress,
+			words: []string{"deleting Machine (", "node-x", "NotReady", "5m0s", "unhealthyAfter 1m0s"},
+		},
+		{
+			name: "budget names in flight, the count and the limit",
+			o: Observed{Machines: []Machine{machine("m1", "workers", "n1"), deleting(machine("old", "workers", ""))},
+				Nodes: nodesOf(notReady("n1", down)), Pools: workerPools("workers")},
+			p:      with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
+			target: "m1", status: wire.StatusPending,
+			words: []string{"in flight", "1 disruption(s)", "maxUnhealthy 1"},
+		},
+		{
+			name: "cooldown names the pool and the remaining time",
+			o: Observed{Machines: []Machine{machine("m1", "pool-q", "n1")},
+				Nodes: nodesOf(notReady("n1", down)), Pools: workerPools("pool-q")},
+			p:      policy(),
+			target: "m1", status: wire.StatusPending,
+			words: []string{"cooldown", "pool-q", "15m0s"},
+		},
+		{
+			name: "autoscaler names cluster-autoscaler, the pool and the key",
+			o: Observed{Machines: []Machine{machine("m1", "auto", "n1")}, Nodes: nodesOf(notReady("n1", down)),
+				Pools: map[string]Pool{"auto": {Autoscaler: "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"}}},
+			p:      policy(),
+			target: "m1", status: wire.StatusFailed,
+			words: []string{"cluster-autoscaler", "auto", "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"},
+		},
+		{
+			name: "control-plane pool says control-plane",
+			o: Observed{Machines: []Machine{machine("m1", "edge-cp-pool", "n1")}, Nodes: nodesOf(notReady("n1", down)),
+				Pools: map[string]Pool{"edge-cp-pool": {ControlPlane: "name"}}},
+			p:      policy(),
+			target: "m1", status: wire.StatusFailed,
+			words: []string{"control-plane"},
+		},
+		{
+			name:   "unowned says no owning MachineDeployment",
+			o:      Observed{Machines: []Machine{machine("m1", "", "n1")}, Nodes: nodesOf(notReady("n1", down))},
+			p:      policy(),
+			target: "m1", status: wire.StatusFailed,
+			words: []string{"no owning MachineDeployment"},
+		},
+		{
+			name:   "joinless says no node joined",
+			o:      Observed{Machines: []Machine{joinless("j1", "workers", now.Add(-time.Hour))}, Pools: workerPools("workers")},
+			p:      policy(),
+			target: "j1", status: wire.StatusInProgress,
+			words: []string{"no node joined"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mem := NewMemory(now) // a fresh term: the cooldown holds
+			if tt.status == wire.StatusInProgress {
+				mem = oldMemory()
+			}
+			d := Decide(tt.o, tt.p, mem, now)
+			if len(d.Steps) != 1 {
+				t.Fatalf("want one step, got %s", decisionString(d))
+			}
+			a := d.Steps[0].Action
+			if a.Target != tt.target || a.Status != tt.status || a.Type != wire.ActionHeal || a.Revision != testRev {
+				t.Errorf("got %+v, want heal %s %s at revision %d", a, tt.target, tt.status, testRev)
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(a.Detail, w) {
+					t.Errorf("detail %q lacks %q", a.Detail, w)
+				}
+			}
+		})
+	}
+}
+
+func TestHeal_DecideCarriesTheRevision(t *testing.T) {
+	o := Observed{
+		Machines: []Machine{machine("m1", "workers", "n1"), machine("m2", "", "n2"), machine("m3", "workers", "n3")},
+		Nodes:    nodesOf(notReady("n1", now.Add(-time.Hour)), notReady("n2", now.Add(-time.Hour)), notReady("n3", now.Add(-time.Hour))),
+		Pools:    workerPools("workers"),
+	}
+	for _, limit := range []int{1, 3} { // storm, then the table
+		p := with(policy(), func(p *Policy) { p.MaxUnhealthy = limit; p.Revision = 10_000_000 })
+		d := Decide(o, p, oldMemory(), now)
+		if len(d.Steps) != 3 {
+			t.Fatalf("limit %d: want three steps, got %s", limit, decisionString(d))
+		}
+		for _, s := range d.Steps {
+			if s.Action.Revision != 10_000_000 || s.Action.Type != wire.ActionHeal {
+				t.Errorf("limit %d: %+v does not carry heal at revision 10000000", limit, s.Action)
+			}
+		}
+	}
+}
+
+func TestHeal_DecideDoesNotChangeMemoryOrInput(t *testing.T) {
+	mem := NewMemory(now.Add(-time.Hour))
+	mem.LastHeal["workers"] = now.Add(-20 * time.Minute)
+	mem.Tracked["old"] = &Tracked{UID: "uid-old", Node: "n0", Pool: "workers", DeletedAt: now.Add(-20 * time.Minute)}
+	before := &Memory{Since: mem.Since, LastHeal: maps.Clone(mem.LastHeal), Tracked: map[string]*Tracked{"old": ptr(*mem.Tracked["old"])}}
+	machines := []Machine{machine("m2", "workers", "n2"), machine("m1", "workers", "n1")}
+	o := Observed{
+		Machines: machines,
+		Nodes:    nodesOf(notReady("n1", now.Add(-time.Hour)), notReady("n2", now.Add(-time.Hour))),
+		Pools:    workerPools("workers"),
+	}
+	Decide(o, with(policy(), func(p *Policy) { p.Cooldown = 0 }), mem, now)
+	if !reflect.DeepEqual(mem, before) {
+		t.Errorf("Decide changed memory\n got: %+v\nwant: %+v", mem, before)
+	}
+	same(t, "machines", machines, []Machine{machine("m2", "workers", "n2"), machine("m1", "workers", "n1")})
+}

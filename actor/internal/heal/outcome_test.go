@@ -1,0 +1,275 @@
+package heal
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+var machinesGR = schema.GroupResource{Group: "cluster.k8s.io", Resource: "machines"}
+
+// decidedStep is the in-progress step Decide makes for m1 on node-x.
+func decidedStep() Step {
+	return healing(machine("m1", "workers", "node-x"), "node-x", now.Add(-5*time.Minute),
+		nodeCause("node-x", "NotReady", "5m0s", "1m0s"))
+}
+
+func TestHeal_OutcomeReportsWhatTheDeleteDid(t *testing.T) {
+	const cause = "node node-x NotReady for 5m0s (unhealthyAfter 1m0s)"
+	forbidden := apierrors.NewForbidden(machinesGR, "m1", errors.New("no delete for you"))
+	long := strings.Repeat("é", 200)
+	tests := []struct {
+		name       string
+		err        error
+		want       wire.Action
+		wantResult Result
+		words      []string
+	}{
+		{
+			name:       "success is done and says the MachineSet recreates it",
+			err:        nil,
+			want:       report("m1", wire.StatusDone, "deleted Machine ("+cause+"); its MachineSet recreates it"),
+			wantResult: Deleted,
+			words:      []string{"deleted Machine", "node-x", "recreates"},
+		},
+		{
+			name:       "NotFound counts as done but Gone",
+			err:        apierrors.NewNotFound(machinesGR, "m1"),
+			want:       report("m1", wire.StatusDone, "Machine already gone ("+cause+"); its MachineSet recreates it"),
+			wantResult: Gone,
+			words:      []string{"node-x", "recreates"},
+		},
+		{
+			name:       "a wrapped NotFound is still Gone",
+			err:        fmt.Errorf("delete Machine m1: %w", apierrors.NewNotFound(machinesGR, "m1")),
+			want:       report("m1", wire.StatusDone, "Machine already gone ("+cause+"); its MachineSet recreates it"),
+			wantResult: Gone,
+		},
+		{
+			name:       "Conflict from a failed precondition is a stale read, pending",
+			err:        apierrors.NewConflict(machinesGR, "m1", errors.New("Precondition failed: UID in precondition: uid-m1, UID in object meta: uid-other")),
+			want:       report("m1", wire.StatusPending, "stale read: the Machine changed since it was read; re-evaluating next poll"),
+			wantResult: Stale,
+			words:      []string{"stale read"},
+		},
+		{
+			name: "Forbidden is failed with the RBAC hint naming the namespace",
+			err:  forbidden,
+			want: report("m1", wire.StatusFailed,
+				`delete failed: RBAC: deploy/actor's Role must grant delete on machines.cluster.k8s.io in namespace "kube-system": `+forbidden.Error()),
+			wantResult: Failed,
+			words:      []string{"delete failed", "RBAC", `"kube-system"`},
+		},
+		{
+			name:       "any other error is failed without the RBAC hint",
+			err:        errors.New("connection refused"),
+			want:       report("m1", wire.StatusFailed, "delete failed: connection refused"),
+			wantResult: Failed,
+		},
+		{
+			name:       "a server error is failed",
+			err:        apierrors.NewInternalError(errors.New("etcd down")),
+			want:       report("m1", wire.StatusFailed, "delete failed: Internal error occurred: etcd down"),
+			wantResult: Failed,
+		},
+		{
+			name:       "line breaks in the error become spaces",
+			err:        errors.New("first\nsecond\r\nthird"),
+			want:       report("m1", wire.StatusFailed, "delete failed: first second  third"),
+			wantResult: Failed,
+		},
+		{
+			name:       "error text of exactly 160 code points is kept whole",
+			err:        errors.New(strings.Repeat("é", 160)),
+			want:       report("m1", wire.StatusFailed, "delete failed: "+strings.Repeat("é", 160)),
+			wantResult: Failed,
+		},
+		{
+			name:       "error text of 161 code points is cut at 160 with an ellipsis",
+			err:        errors.New(strings.Repeat("é", 161)),
+			want:       report("m1", wire.StatusFailed, "delete failed: "+strings.Repeat("é", 160)+"…"),
+			wantResult: Failed,
+		},
+		{
+			name:       "long error text is cut at 160 code points with an ellipsis",
+			err:        errors.New(long),
+			want:       report("m1", wire.StatusFailed, "delete failed: "+strings.Repeat("é", 160)+"…"),
+			wantResult: Failed,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, result := Outcome(decidedStep(), tt.err, testNS)
+			same(t, "action", got, tt.want)
+			if result != tt.wantResult {
+				t.Errorf("result = %d, want %d", result, tt.wantResult)
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(got.Detail, w) {
+					t.Errorf("detail %q lacks %q", got.Detail, w)
+				}
+			}
+		})
+	}
+}
+
+func TestHeal_OutcomeDoesNotChangeTheStep(t *testing.T) {
+	step := decidedStep()
+	Outcome(step, errors.New("boom"), testNS)
+	same(t, "step", step, decidedStep())
+}
+
+func TestHeal_NodeChangedAndQueuedArePending(t *testing.T) {
+	tests := []struct {
+		name string
+		got  wire.Action
+		want wire.Action
+	}{
+		{
+			name: "node recovered on the fresh read",
+			got:  NodeChanged(decidedStep(), "node node-x is Ready again"),
+			want: report("m1", wire.StatusPending, "stale read: node node-x is Ready again; re-evaluating next poll"),
+		},
+		{
+			name: "queued behind an earlier failure",
+			got:  Queued("m2", testRev),
+			want: report("m2", wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			same(t, "action", tt.got, tt.want)
+		})
+	}
+}
+
+func TestHeal_RecordRemembersOnlyLandedDeletes(t *testing.T) {
+	since := now.Add(-time.Hour)
+	earlier := now.Add(-30 * time.Minute)
+	d := decidedStep().Delete
+	cause := nodeCause("node-x", "NotReady", "5m0s", "1m0s")
+	// start has an older heal of the pool and an unrelated tracked machine.
+	start := func() *Memory {
+		m := NewMemory(since)
+		m.LastHeal["workers"] = earlier
+		m.Tracked["other"] = &Tracked{UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier}
+		return m
+	}
+	tests := []struct {
+		name   string
+		result Result
+		d      *Delete
+		want   *Memory
+	}{
+		{
+			name:   "Deleted starts the cooldown and tracks the machine",
+			result: Deleted,
+			d:      d,
+			want: &Memory{
+				Since:    since,
+				LastHeal: map[string]time.Time{"workers": now},
+				Tracked: map[string]*Tracked{
+					"other": {UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier},
+					"m1":    {UID: "uid-m1", Node: "node-x", Pool: "workers", Cause: cause, DeletedAt: now},
+				},
+			},
+		},
+		{
+			name:   "Deleted joinless machine is tracked with no node",
+			result: Deleted,
+			d:      &Delete{Machine: "j1", UID: "uid-j1", Pool: "pool-b", Cause: "no node joined"},
+			want: &Memory{
+				Since:    since,
+				LastHeal: map[string]time.Time{"workers": earlier, "pool-b": now},
+				Tracked: map[string]*Tracked{
+					"other": {UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier},
+					"j1":    {UID: "uid-j1", Pool: "pool-b", Cause: "no node joined", DeletedAt: now},
+				},
+			},
+		},
+		{
+			name:   "Gone starts the cooldown but tracks nothing",
+			result: Gone,
+			d:      d,
+			want: &Memory{
+				Since:    since,
+				LastHeal: map[string]time.Time{"workers": now},
+				Tracked:  map[string]*Tracked{"other": {UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier}},
+			},
+		},
+		{name: "Stale records nothing", result: Stale, d: d, want: start()},
+		{name: "Failed records nothing", result: Failed, d: d, want: start()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mem := start()
+			mem.Record(tt.d, tt.result, now)
+			same(t, "memory.Since", mem.Since, tt.want.Since)
+			same(t, "memory.LastHeal", mem.LastHeal, tt.want.LastHeal)
+			same(t, "memory.Tracked", mem.Tracked, tt.want.Tracked)
+		})
+	}
+}
+
+func TestHeal_RecordedHealHoldsThePoolForTheCooldown(t *testing.T) {
+	mem := NewMemory(now.Add(-time.Hour))
+	mem.Record(decidedStep().Delete, Deleted, now)
+	o := Observed{
+		Machines: []Machine{machine("m2", "workers", "n2")},
+		Nodes:    nodesOf(notReady("n2", now.Add(-5*time.Minute))),
+		Pools:    workerPools("workers"),
+	}
+	cause := nodeCause("n2", "NotReady", "5m0s", "1m0s")
+	tests := []struct {
+		name string
+		at   time.Time
+		want Step
+	}{
+		{
+			name: "1ns before the cooldown ends the pool waits",
+			at:   now.Add(900*time.Second - time.Nanosecond),
+			want: final("m2", wire.StatusPending, `waiting: cooldown of pool "workers", 0s remaining; `+nodeCause("n2", "NotReady", "20m0s", "1m0s")),
+		},
+		{
+			name: "right after the heal the pool waits the full cooldown",
+			at:   now,
+			want: final("m2", wire.StatusPending, `waiting: cooldown of pool "workers", 15m0s remaining; `+cause),
+		},
+		{
+			name: "exactly when the cooldown ends the pool heals",
+			at:   now.Add(900 * time.Second),
+			want: healing(machine("m2", "workers", "n2"), "n2", now.Add(-5*time.Minute), nodeCause("n2", "NotReady", "20m0s", "1m0s")),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Decide(o, policy(), mem, tt.at)
+			want := Decision{Steps: []Step{tt.want}, Keep: keep("m2")}
+			if tt.want.Delete != nil {
+				want.InFlight = 1
+			}
+			sameDecision(t, d, want)
+		})
+	}
+}
+
+// The RBAC hint leads the detail, so the wire's 256 code point cap cuts the
+// apiserver's long text, never the namespace the user must fix.
+func TestHeal_ForbiddenHintSurvivesTheWireCap(t *testing.T) {
+	err := apierrors.NewForbidden(machinesGR, "kubehz-prod-pool1-7d9f8c6b5-x2k4q", errors.New(
+		`User "system:serviceaccount:kubehz-system:kubehz-actor" cannot delete resource "machines" in API group "cluster.k8s.io" in the namespace "kube-system"`))
+	a, _ := Outcome(decidedStep(), err, testNS)
+	onWire := wire.Clamp(a.Detail, 256)
+	for _, w := range []string{"delete failed", "RBAC", `namespace "kube-system"`} {
+		if !strings.Contains(onWire, w) {
+			t.Errorf("detail on the wire lacks %q:\n%s", w, onWire)
+		}
+	}
+}
