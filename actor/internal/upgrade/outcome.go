@@ -77,7 +77,10 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 	a.Status = wire.StatusFailed
 	a.Detail = "patch failed: " + guard.Sanitize(err.Error())
 	if apierrors.IsForbidden(err) {
-		a.Detail += fmt.Sprintf("; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q", p.Namespace)
+		// The hint leads, so the wire's 256 code point cap cuts the
+		// apiserver's long text rather than the namespace to fix.
+		a.Detail = fmt.Sprintf("patch failed: RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q: %s",
+			p.Namespace, guard.Sanitize(err.Error()))
 	}
 	return a, true
 }

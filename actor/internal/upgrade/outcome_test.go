@@ -26,8 +26,8 @@ func TestUpgrade_PatchOutcomes(t *testing.T) {
 		{"success keeps the in-progress report", nil, step.Action, false},
 		{"a conflict is a stale read, no halt", apierrors.NewConflict(mdResource, "pool-a", errors.New("modified")), stale, false},
 		{"a vanished MD is a stale read, no halt", apierrors.NewNotFound(mdResource, "pool-a"), stale, false},
-		{"forbidden fails with the RBAC hint and halts", forbidden, report("pool-a", wire.StatusFailed, "patch failed: "+forbidden.Error()+
-			`; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace "kube-system"`), true},
+		{"forbidden fails with the RBAC hint and halts", forbidden, report("pool-a", wire.StatusFailed,
+			`patch failed: RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace "kube-system": `+forbidden.Error()), true},
 		{"another error fails and halts", apierrors.NewInternalError(errors.New("etcd\nleader changed")),
 			report("pool-a", wire.StatusFailed, "patch failed: Internal error occurred: etcd leader changed"), true},
 		{"a long error is cut at 160 code points", errors.New(strings.Repeat("x", 300)),
