@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -25,10 +24,7 @@ func (s *Sim) machinesAPI() dynamic.ResourceInterface {
 func (s *Sim) createMachine(ctx context.Context, md, set *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	labels, _, _ := unstructured.NestedStringMap(md.Object, "spec", "template", "metadata", "labels")
 	nodeLabels, _, _ := unstructured.NestedStringMap(md.Object, "spec", "template", "spec", "metadata", "labels")
-	kubelet, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
-	if kubelet == "" {
-		kubelet = s.opts.Kubelet
-	}
+	kubelet := s.templateKubelet(md)
 	spec := map[string]any{
 		"metadata": map[string]any{"labels": stringMap(nodeLabels)},
 		"versions": map[string]any{"kubelet": kubelet},
@@ -77,23 +73,13 @@ func (s *Sim) markFailed(ctx context.Context, m *unstructured.Unstructured, f fa
 	return updated, nil
 }
 
-// sortNewestFirst orders Machines by creation, newest first: the
-// simulator's own nanosecond record where it has one, else the
-// creationTimestamp, and the name to break ties.
-func (s *Sim) sortNewestFirst(ms []*unstructured.Unstructured) {
-	created := func(m *unstructured.Unstructured) time.Time {
-		if b, ok := s.recall(m.GetUID()); ok {
-			return b.at
-		}
-		return m.GetCreationTimestamp().Time
+// createdAt is when the Machine was created: the simulator's own
+// nanosecond record where it has one, else the creationTimestamp.
+func (s *Sim) createdAt(m *unstructured.Unstructured) time.Time {
+	if b, ok := s.recall(m.GetUID()); ok {
+		return b.at
 	}
-	sort.SliceStable(ms, func(i, j int) bool {
-		ti, tj := created(ms[i]), created(ms[j])
-		if !ti.Equal(tj) {
-			return ti.After(tj)
-		}
-		return ms[i].GetName() > ms[j].GetName()
-	})
+	return m.GetCreationTimestamp().Time
 }
 
 // deleteMachine asks for the Machine's deletion; its finalizer then takes
@@ -106,8 +92,10 @@ func (s *Sim) deleteMachine(ctx context.Context, m *unstructured.Unstructured) e
 	return nil
 }
 
-// finalizeDeleting removes the Node of every deleting Machine that carries
-// the simulator's finalizer, then the finalizer, unless its pool is stalled.
+// finalizeDeleting drains, then removes the Node of every deleting Machine
+// that carries the simulator's finalizer, then the finalizer, unless its
+// pool is stalled. A drain never blocks the pass: it evicts, and a later
+// pass finds the Node empty.
 func (s *Sim) finalizeDeleting(ctx context.Context, w *world) error {
 	var errs []error
 	for _, m := range w.machines {
@@ -117,6 +105,10 @@ func (s *Sim) finalizeDeleting(ctx context.Context, w *world) error {
 		node := nodeRefName(m)
 		if node == "" {
 			node = m.GetName() // it may have joined a moment before the delete
+		}
+		if pods := w.pods[node]; len(pods) > 0 {
+			errs = append(errs, s.evict(ctx, node, pods))
+			continue
 		}
 		if err := quiet(s.kube.CoreV1().Nodes().Delete(ctx, node, metav1.DeleteOptions{})); err != nil {
 			errs = append(errs, fmt.Errorf("delete Node %s of Machine %s: %w", node, m.GetName(), err))

@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
 )
 
 // join plays the kubelet: once JoinDelay has passed since the Machine was
 // created, its Node registers Ready and the Machine's status.nodeRef names
 // it. Failed Machines never join; one created under a failure that did not
-// reach its status yet gets the failure written instead.
+// reach its status yet gets the failure written instead. While the pool's
+// joins are held, nothing joins.
 func (s *Sim) join(ctx context.Context, w *world, pool string, m *unstructured.Unstructured) error {
 	if nodeRefName(m) != "" {
 		return nil
@@ -36,7 +36,7 @@ func (s *Sim) join(ctx context.Context, w *world, pool string, m *unstructured.U
 		_, err := s.markFailed(ctx, m, *b.fail)
 		return err
 	}
-	if w.now.Sub(b.at) < s.opts.JoinDelay {
+	if w.now.Sub(b.at) < s.opts.JoinDelay || s.isHeld(pool) {
 		return nil
 	}
 	node, err := s.ensureNode(ctx, w, pool, m)
@@ -106,7 +106,7 @@ func newNode(m *unstructured.Unstructured, pool string, now metav1.Time) *corev1
 		Status: corev1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: capacity,
-			Conditions:  []corev1.NodeCondition{readyState(true, now)},
+			Conditions:  []corev1.NodeCondition{readyState(corev1.ConditionTrue, now, now)},
 			NodeInfo: corev1.NodeSystemInfo{
 				KubeletVersion:          kubelet,
 				OperatingSystem:         "linux",
@@ -135,70 +135,4 @@ func capacityOf(serverType string) corev1.ResourceList {
 		corev1.ResourceMemory: *resource.NewQuantity(size[1]<<30, resource.BinarySI),
 		corev1.ResourcePods:   *resource.NewQuantity(110, resource.DecimalSI),
 	}
-}
-
-func readyState(ready bool, at metav1.Time) corev1.NodeCondition {
-	c := corev1.NodeCondition{
-		Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: at, LastTransitionTime: at,
-		Reason: "KubeletReady", Message: "kubelet is posting ready status",
-	}
-	if !ready {
-		c.Status, c.Reason, c.Message = corev1.ConditionFalse, "KubeletNotReady", "container runtime network not ready (clustersim)"
-	}
-	return c
-}
-
-func readyCondition(node *corev1.Node) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return &node.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-func isReady(node *corev1.Node) bool {
-	c := readyCondition(node)
-	return c != nil && c.Status == corev1.ConditionTrue
-}
-
-func (s *Sim) nodeReady(ctx context.Context, name string) (bool, error) {
-	node, err := s.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get Node %s: %w", name, err)
-	}
-	return isReady(node), nil
-}
-
-// SetNodeReady turns the Node's Ready condition True or False, moving its
-// lastTransitionTime only when the status changes, as a kubelet would. The
-// simulator never flips it back by itself.
-func (s *Sim) SetNodeReady(ctx context.Context, name string, ready bool) error {
-	nodes := s.kube.CoreV1().Nodes()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		node, err := nodes.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		now := metav1.Now()
-		want := readyState(ready, now)
-		if c := readyCondition(node); c == nil {
-			node.Status.Conditions = append(node.Status.Conditions, want)
-		} else {
-			if c.Status == want.Status {
-				want.LastTransitionTime = c.LastTransitionTime
-			}
-			*c = want
-		}
-		_, err = nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("set Node %s ready=%t: %w", name, ready, err)
-	}
-	s.log.Info("Set Node readiness", "node", name, "ready", ready)
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -66,37 +67,49 @@ func (s *Sim) CreatePool(ctx context.Context, name string, replicas int64, opts 
 }
 
 // syncPool keeps one MachineDeployment's MachineSet, Machines, Nodes and
-// status in line with its spec.
+// status in line with its spec, rolling Machines whose kubelet differs from
+// the template's.
 func (s *Sim) syncPool(ctx context.Context, w *world, md *unstructured.Unstructured) error {
 	set, err := s.ensureMachineSet(ctx, w, md)
 	if err != nil {
 		return err
 	}
 	var active []*unstructured.Unstructured
+	var members []member
+	kubelet := s.templateKubelet(md)
 	for _, m := range w.machines {
-		if ownedBy(m, set.GetName()) && m.GetDeletionTimestamp() == nil {
-			active = append(active, m)
+		if !ownedBy(m, set.GetName()) || m.GetDeletionTimestamp() != nil {
+			continue
 		}
+		active = append(active, m)
+		node, joined := w.nodes[nodeRefName(m)]
+		members = append(members, member{
+			name: m.GetName(), created: s.createdAt(m),
+			current: sameVersion(machineKubelet(m), kubelet),
+			ready:   joined && isReady(node),
+		})
 	}
-	want := replicasOf(md)
-	switch {
-	case len(active) < want:
-		for range min(want-len(active), maxChangesPerPass) {
-			m, err := s.createMachine(ctx, md, set)
-			if err != nil {
-				return err
-			}
-			active = append(active, m)
+	step := decide(replicasOf(md), members)
+	if step.roll && step.create > 0 {
+		s.log.Info("Rolling pool", "machineDeployment", objectKey(md), "kubelet", kubelet)
+	}
+	for range step.create {
+		m, err := s.createMachine(ctx, md, set)
+		if err != nil {
+			return err
 		}
-	case len(active) > want:
-		s.sortNewestFirst(active)
-		n := min(len(active)-want, maxChangesPerPass)
-		for _, m := range active[:n] {
-			if err := s.deleteMachine(ctx, m); err != nil {
-				return err
-			}
+		active = append(active, m)
+	}
+	for _, name := range step.remove {
+		i := slices.IndexFunc(active, func(m *unstructured.Unstructured) bool { return m.GetName() == name })
+		m := active[i]
+		if step.roll {
+			s.log.Info("Rolling Machine", "machine", objectKey(m), "from", machineKubelet(m), "to", kubelet)
 		}
-		active = active[n:]
+		if err := s.deleteMachine(ctx, m); err != nil {
+			return err
+		}
+		active = slices.Delete(active, i, i+1)
 	}
 	var errs []error
 	for _, m := range active {
@@ -183,35 +196,4 @@ func replicasOf(obj *unstructured.Unstructured) int {
 		n = int64(x)
 	}
 	return int(max(n, 0))
-}
-
-// Converged reports whether pool has exactly spec.replicas Machines,
-// deleting ones included, and every one of them has a Ready Node.
-func (s *Sim) Converged(ctx context.Context, pool string) (bool, error) {
-	ns := s.opts.Namespace
-	md, err := s.dyn.Resource(mdGVR).Namespace(ns).Get(ctx, pool, metav1.GetOptions{})
-	if err != nil {
-		return false, fmt.Errorf("get MachineDeployment %s/%s: %w", ns, pool, err)
-	}
-	list, err := s.dyn.Resource(machineGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return false, fmt.Errorf("list Machines in %s: %w", ns, err)
-	}
-	set, count := machineSetName(md), 0
-	for i := range list.Items {
-		m := &list.Items[i]
-		if !ownedBy(m, set) {
-			continue
-		}
-		count++
-		node := nodeRefName(m)
-		if node == "" {
-			return false, nil
-		}
-		ready, err := s.nodeReady(ctx, node)
-		if err != nil || !ready {
-			return false, err
-		}
-	}
-	return count == replicasOf(md), nil
 }

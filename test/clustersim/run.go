@@ -21,9 +21,9 @@ import (
 
 // Run reconciles until ctx is done, then stops its informers, waits for
 // them and returns nil. Watches on MachineDeployments, MachineSets,
-// Machines and Nodes wake it at once; a resync tick every 250 ms catches
-// joins that have come due. Each pass reads fresh Lists, so a write the
-// simulator just made is never missed by a lagging cache.
+// Machines, Nodes and bound Pods wake it at once; a resync tick every
+// 250 ms catches joins that have come due. Each pass reads fresh Lists, so
+// a write the simulator just made is never missed by a lagging cache.
 func (s *Sim) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	wake := make(chan struct{}, 1)
@@ -40,12 +40,15 @@ func (s *Sim) Run(ctx context.Context) error {
 	}
 	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(s.dyn, 0, s.opts.Namespace, nil)
 	nodeFactory := informers.NewSharedInformerFactory(s.kube, 0)
+	podFactory := informers.NewSharedInformerFactoryWithOptions(s.kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = boundPods }))
 	// Deferred in this order so the informers are told to stop before
 	// Shutdown waits for them.
+	defer podFactory.Shutdown()
 	defer nodeFactory.Shutdown()
 	defer dynFactory.Shutdown()
 	defer cancel()
-	watched := []cache.SharedIndexInformer{nodeFactory.Core().V1().Nodes().Informer()}
+	watched := []cache.SharedIndexInformer{nodeFactory.Core().V1().Nodes().Informer(), podFactory.Core().V1().Pods().Informer()}
 	for _, gvr := range []schema.GroupVersionResource{mdGVR, msGVR, machineGVR} {
 		watched = append(watched, dynFactory.ForResource(gvr).Informer())
 	}
@@ -60,6 +63,7 @@ func (s *Sim) Run(ctx context.Context) error {
 	}
 	dynFactory.Start(ctx.Done())
 	nodeFactory.Start(ctx.Done())
+	podFactory.Start(ctx.Done())
 
 	ticker := time.NewTicker(resync)
 	defer ticker.Stop()
@@ -113,6 +117,7 @@ type world struct {
 	sets     map[string]*unstructured.Unstructured
 	machines []*unstructured.Unstructured
 	nodes    map[string]*corev1.Node
+	pods     map[string][]*corev1.Pod // bound pods by node
 }
 
 func (s *Sim) observe(ctx context.Context) (*world, error) {
@@ -133,7 +138,11 @@ func (s *Sim) observe(ctx context.Context) (*world, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list Nodes: %w", err)
 	}
-	w := &world{now: now, sets: map[string]*unstructured.Unstructured{}, nodes: map[string]*corev1.Node{}}
+	pods, err := s.listBoundPods(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &world{now: now, sets: map[string]*unstructured.Unstructured{}, nodes: map[string]*corev1.Node{}, pods: pods}
 	for i := range mds.Items {
 		w.mds = append(w.mds, &mds.Items[i])
 	}
@@ -150,7 +159,8 @@ func (s *Sim) observe(ctx context.Context) (*world, error) {
 	return w, nil
 }
 
-// reconcile is one bounded pass over every pool and every deleting Machine.
+// reconcile is one bounded pass over every pool, every pod deleting on a
+// Ready Node, and every deleting Machine.
 func (s *Sim) reconcile(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
@@ -164,7 +174,7 @@ func (s *Sim) reconcile(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("pool %s/%s: %w", md.GetNamespace(), md.GetName(), err))
 		}
 	}
-	errs = append(errs, s.finalizeDeleting(ctx, w))
+	errs = append(errs, s.confirmDeletions(ctx, w), s.finalizeDeleting(ctx, w))
 	live := map[types.UID]bool{}
 	for _, m := range w.machines {
 		live[m.GetUID()] = true

@@ -1,14 +1,20 @@
 // Package clustersim plays machine-controller and the kubelets against a real
 // kube-apiserver, for the tests and the demo. For every MachineDeployment in
 // one namespace it keeps a MachineSet and spec.replicas Machines, joins a
-// Ready Node for each Machine after a delay, removes the Node when its
-// Machine is deleted, and keeps the MachineDeployment's status counts
-// current. Tests can make creates fail, stall deletions, and turn nodes
-// NotReady.
+// Ready Node for each Machine after a delay, drains and removes the Node
+// when its Machine is deleted, and keeps the MachineDeployment's status
+// counts current. When the template's kubelet changes it rolls the Machines
+// one at a time, surging one new Machine before deleting an old one
+// (maxSurge 1, maxUnavailable 0). Tests can make creates fail, hold joins,
+// stall deletions, place pods, and turn nodes NotReady or Unknown.
 //
-// The simulator does not roll Machines when a template changes, and no
-// garbage collector runs in a bare control plane, so deleting a
-// MachineDeployment leaves its MachineSet and Machines behind.
+// Pods are only those a test placed. On a Ready Node the simulator confirms
+// a pod's graceful deletion as its kubelet would; on any other nothing
+// does, so the pod stays Terminating and a drain waits on it, as in a real
+// cluster with a dead node. Only the kubelet version triggers a roll: other
+// template changes reach new Machines only. No garbage collector runs in a
+// bare control plane, so deleting a MachineDeployment leaves its MachineSet
+// and Machines behind.
 package clustersim
 
 import (
@@ -73,6 +79,7 @@ type Sim struct {
 	mu       sync.Mutex
 	failing  map[string]failure // pool → the error new Machines get
 	stalled  map[string]bool    // pools whose deletions are held
+	held     map[string]bool    // pools whose new Machines do not join
 	machines map[types.UID]birth
 }
 
@@ -117,49 +124,9 @@ func New(cfg *rest.Config, opts Options) (*Sim, error) {
 		opts: opts, dyn: dyn, kube: kube, log: opts.Log,
 		failing:  map[string]failure{},
 		stalled:  map[string]bool{},
+		held:     map[string]bool{},
 		machines: map[types.UID]birth{},
 	}, nil
-}
-
-// FailCreates makes Machines created for pool from now on carry
-// status.errorReason and errorMessage and never join a Node. An empty
-// reason lets later creates succeed again; failed Machines stay failed.
-func (s *Sim) FailCreates(pool, reason, message string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if reason == "" {
-		delete(s.failing, pool)
-		return
-	}
-	s.failing[pool] = failure{reason: reason, message: message}
-}
-
-// StallDeletes holds (stall true) or releases the finalizer of pool's
-// deleting Machines, so they and their Nodes stay until released.
-func (s *Sim) StallDeletes(pool string, stall bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if stall {
-		s.stalled[pool] = true
-		return
-	}
-	delete(s.stalled, pool)
-}
-
-func (s *Sim) isStalled(pool string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stalled[pool]
-}
-
-func (s *Sim) failureFor(pool string) *failure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, ok := s.failing[pool]
-	if !ok {
-		return nil
-	}
-	return &f
 }
 
 func (s *Sim) remember(uid types.UID, b birth) {

@@ -14,13 +14,13 @@ import (
 // writeStatus keeps the replica counts of the MachineDeployment and its
 // MachineSet current, writing only when a count changed.
 func (s *Sim) writeStatus(ctx context.Context, w *world, md, set *unstructured.Unstructured, active []*unstructured.Unstructured) error {
-	want, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
+	want := s.templateKubelet(md)
 	var ready, updated int64
 	for _, m := range active {
 		if node, ok := w.nodes[nodeRefName(m)]; ok && isReady(node) {
 			ready++
 		}
-		if have, _, _ := unstructured.NestedString(m.Object, "spec", "versions", "kubelet"); want == "" || sameVersion(have, want) {
+		if sameVersion(machineKubelet(m), want) {
 			updated++
 		}
 	}
@@ -65,4 +65,18 @@ func (s *Sim) writeCounts(ctx context.Context, ri dynamic.ResourceInterface, obj
 // sameVersion compares kubelet versions ignoring a leading "v".
 func sameVersion(a, b string) bool {
 	return strings.TrimPrefix(strings.TrimSpace(a), "v") == strings.TrimPrefix(strings.TrimSpace(b), "v")
+}
+
+// templateKubelet is the kubelet version new Machines of md get.
+func (s *Sim) templateKubelet(md *unstructured.Unstructured) string {
+	kubelet, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
+	if kubelet == "" {
+		return s.opts.Kubelet
+	}
+	return kubelet
+}
+
+func machineKubelet(m *unstructured.Unstructured) string {
+	kubelet, _, _ := unstructured.NestedString(m.Object, "spec", "versions", "kubelet")
+	return kubelet
 }
