@@ -117,7 +117,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	}
 	// Only what an authorized capability reads keeps watching; upgrades
 	// read nothing until the document names a version.
-	e.stopCaches(x.Scaling, x.Upgrades && doc.KubernetesVersion != nil, doc.HealingArmed())
+	e.stopCaches(x.Scaling, x.Upgrades && hasTarget(doc), doc.HealingArmed())
 	// Capacity first, then version rolls, then disruption: the healer
 	// counts the machines the earlier steps already set deleting.
 	retry := false

@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"strings"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/upgrade"
@@ -17,7 +18,7 @@ type Version interface {
 
 // upgrade runs one P6 pass and reports whether it wants a retry.
 func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
-	if doc.KubernetesVersion == nil || len(doc.WorkerPools) == 0 {
+	if !hasTarget(doc) || len(doc.WorkerPools) == 0 {
 		return false
 	}
 	p := upgrade.Policy{Target: *doc.KubernetesVersion, Namespace: e.Namespace, Revision: doc.Revision}
@@ -52,6 +53,11 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 			"to", st.Patch.Target, "status", final.Status, "detail", final.Detail)
 	}
 	return retry
+}
+
+// hasTarget reports whether the document names a version to roll to.
+func hasTarget(doc desired.Document) bool {
+	return doc.KubernetesVersion != nil && strings.TrimSpace(*doc.KubernetesVersion) != ""
 }
 
 // observeUpgrade reads what the planner needs; a failed read is handed to

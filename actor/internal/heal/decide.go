@@ -57,7 +57,13 @@ type Decision struct {
 // Decide runs detection, the storm brake, the in-flight budget and the
 // cooldown (§4.4) for one pass. mem is read, not changed: the caller records
 // a heal only once its delete succeeded.
+//
+// A delete decided here uses up budget and cooldown for the candidates after
+// it even if it is then not sent (its node recovered on a fresh read, or a
+// precondition failed): the next pass decides again, so the error is only
+// ever toward waiting.
 func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
+	o = withTracked(o, mem)
 	cands, unbacked := Detect(o, p, now)
 	d := Decision{Keep: make(map[string]bool, len(cands)), Unbacked: unbacked}
 	for _, c := range cands {
@@ -88,6 +94,23 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 		d.Steps = append(d.Steps, st)
 	}
 	return d
+}
+
+// withTracked marks the machines this term deleted as deleting even where the
+// read does not show it yet (an informer a moment behind the delete): they
+// are in flight, and must never be decided on, or reported, again.
+func withTracked(o Observed, mem *Memory) Observed {
+	if len(mem.Tracked) == 0 {
+		return o
+	}
+	machines := slices.Clone(o.Machines)
+	for i, m := range machines {
+		if t, ok := mem.Tracked[m.Name]; ok && t.UID == m.UID {
+			machines[i].Deleting = true
+		}
+	}
+	o.Machines = machines
+	return o
 }
 
 // decideOne walks the §4.4 table for one candidate; the first row that

@@ -23,7 +23,8 @@ type Pod struct {
 }
 
 // Due reads the tracked machines against the observed cluster (§4.5). It
-// returns the machines to stop tracking (gone, or no longer deleting) and,
+// returns the machines to stop tracking (gone, or replaced under the same
+// name) and,
 // sorted, those whose node's pods must be read now: deleted at least
 // timeout ago, never unwedged, and their node still there with a Ready
 // condition that is not True. A node with no Ready condition at all is not
@@ -38,8 +39,11 @@ func Due(mem *Memory, o Observed, timeout time.Duration, now time.Time) (drop, d
 	for name, t := range mem.Tracked {
 		m, ok := live[name]
 		switch {
-		case !ok || m.UID != t.UID || !m.Deleting:
+		case !ok || m.UID != t.UID:
 			drop = append(drop, name)
+		case !m.Deleting:
+			// A deletionTimestamp is never taken back: the read lags the
+			// delete. Keep following it.
 		case t.Attempted || t.Node == "" || now.Sub(t.DeletedAt) < timeout:
 		default:
 			n, ok := o.Nodes[t.Node]

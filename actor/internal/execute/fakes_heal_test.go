@@ -1,0 +1,415 @@
+package execute_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/execute"
+	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/wire"
+)
+
+var (
+	_ execute.Machines = (*fakeMachines)(nil)
+	_ execute.Nodes    = (*fakeNodes)(nil)
+	_ execute.Deleter  = (*fakeWorld)(nil)
+	_ execute.Pods     = (*fakePods)(nil)
+	_ execute.Version  = (*fakeVersion)(nil)
+	_ execute.Patcher  = (*mdPatcher)(nil)
+)
+
+var (
+	machineResource = schema.GroupResource{Group: "cluster.k8s.io", Resource: "machines"}
+	podResource     = schema.GroupResource{Resource: "pods"}
+)
+
+// start is when the executor under test became leader: its healing
+// memory's cooldown baseline.
+var start = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeClock is the time the executor reads; tests step it.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time          { return c.now }
+func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
+func (c *fakeClock) set(t time.Time)         { c.now = t }
+
+type machineDelete struct {
+	Namespace, Name string
+	UID             types.UID
+	ResourceVersion string
+}
+
+type podDelete struct {
+	Namespace, Name string
+	UID             types.UID
+}
+
+// fakeWorld is the Machines, Nodes and pods healing reads, and the
+// apiserver its deletes reach: a Machine delete sets the Machine deleting,
+// a pod delete removes the pod.
+type fakeWorld struct {
+	machines map[string]*cluster.Machine
+	nodes    map[string]*cluster.Node
+	// liveNodes, when set, is what a direct Node read sees while the cache
+	// (nodes) lags behind it.
+	liveNodes map[string]*cluster.Node
+	// liveRV, when set for a machine, is its resourceVersion on the
+	// apiserver while the cache still holds an older one.
+	liveRV map[string]string
+	pods   []heal.Pod
+
+	machineEnsureErr, nodeEnsureErr error
+
+	deleteErr    map[string]error // by machine name
+	podDeleteErr map[string]error // by "namespace/name"
+	podsErr      error
+
+	machineEnsures, machineLists, machineStops  int
+	nodeEnsures, nodeLists, nodeStops, nodeGets int
+	podLists                                    int
+	machineDeletes                              []machineDelete
+	podDeletes                                  []podDelete
+}
+
+func newWorld() *fakeWorld {
+	return &fakeWorld{
+		machines: map[string]*cluster.Machine{}, nodes: map[string]*cluster.Node{},
+		liveRV: map[string]string{}, deleteErr: map[string]error{}, podDeleteErr: map[string]error{},
+	}
+}
+
+func (w *fakeWorld) add(ms ...*cluster.Machine) {
+	for _, m := range ms {
+		w.machines[m.Name] = m
+	}
+}
+
+func (w *fakeWorld) addNodes(ns ...*cluster.Node) {
+	for _, n := range ns {
+		w.nodes[n.Name] = n
+	}
+}
+
+// calls is every call healing or upgrades made on the world, by kind.
+func (w *fakeWorld) calls() map[string]int {
+	return map[string]int{
+		"machineEnsure": w.machineEnsures, "machineList": w.machineLists,
+		"nodeEnsure": w.nodeEnsures, "nodeList": w.nodeLists, "nodeGet": w.nodeGets,
+		"podList": w.podLists, "machineDelete": len(w.machineDeletes), "podDelete": len(w.podDeletes),
+	}
+}
+
+func (w *fakeWorld) DeleteMachine(ctx context.Context, namespace, name string, uid types.UID, rv string) error {
+	w.machineDeletes = append(w.machineDeletes, machineDelete{namespace, name, uid, rv})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.deleteErr[name]; err != nil {
+		return err
+	}
+	m, ok := w.machines[name]
+	if !ok || namespace != m.Namespace {
+		return apierrors.NewNotFound(machineResource, name)
+	}
+	current := m.ResourceVersion
+	if live, ok := w.liveRV[name]; ok {
+		current = live
+	}
+	if uid != m.UID || rv != current {
+		return apierrors.NewConflict(machineResource, name, fmt.Errorf("precondition failed: uid %q rv %q", uid, rv))
+	}
+	cp := *m
+	cp.Deleting = true
+	cp.ResourceVersion = current + "1"
+	w.machines[name] = &cp
+	delete(w.liveRV, name)
+	return nil
+}
+
+func (w *fakeWorld) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
+	w.podDeletes = append(w.podDeletes, podDelete{namespace, name, uid})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.podDeleteErr[namespace+"/"+name]; err != nil {
+		return err
+	}
+	i := slices.IndexFunc(w.pods, func(p heal.Pod) bool { return p.Namespace == namespace && p.Name == name })
+	if i < 0 {
+		return apierrors.NewNotFound(podResource, name)
+	}
+	if uid != "" && w.pods[i].UID != uid {
+		return apierrors.NewConflict(podResource, name, fmt.Errorf("precondition failed: uid %q", uid))
+	}
+	w.pods = slices.Delete(w.pods, i, i+1)
+	return nil
+}
+
+// fakeMachines is the world's Machine cache.
+type fakeMachines struct{ w *fakeWorld }
+
+func (c *fakeMachines) Ensure(base, ctx context.Context) error {
+	c.w.machineEnsures++
+	return c.w.machineEnsureErr
+}
+
+func (c *fakeMachines) Stop() { c.w.machineStops++ }
+
+func (c *fakeMachines) List() []*cluster.Machine {
+	c.w.machineLists++
+	out := make([]*cluster.Machine, 0, len(c.w.machines))
+	for _, name := range slices.Sorted(maps.Keys(c.w.machines)) {
+		cp := *c.w.machines[name]
+		out = append(out, &cp)
+	}
+	return out
+}
+
+// fakeNodes is the world's Node cache and direct Node read.
+type fakeNodes struct{ w *fakeWorld }
+
+func (c *fakeNodes) Ensure(base, ctx context.Context) error {
+	c.w.nodeEnsures++
+	return c.w.nodeEnsureErr
+}
+
+func (c *fakeNodes) Stop() { c.w.nodeStops++ }
+
+func (c *fakeNodes) List() map[string]*cluster.Node {
+	c.w.nodeLists++
+	out := make(map[string]*cluster.Node, len(c.w.nodes))
+	for name, n := range c.w.nodes {
+		cp := *n
+		out[name] = &cp
+	}
+	return out
+}
+
+func (c *fakeNodes) Get(_ context.Context, name string) (*cluster.Node, error) {
+	c.w.nodeGets++
+	src := c.w.nodes
+	if c.w.liveNodes != nil {
+		src = c.w.liveNodes
+	}
+	n, ok := src[name]
+	if !ok {
+		return nil, nil
+	}
+	cp := *n
+	return &cp, nil
+}
+
+// fakePods lists the world's pods bound to a node, as a field selector on
+// spec.nodeName would.
+type fakePods struct{ w *fakeWorld }
+
+func (p *fakePods) PodsOn(_ context.Context, node string) ([]heal.Pod, error) {
+	p.w.podLists++
+	if p.w.podsErr != nil {
+		return nil, p.w.podsErr
+	}
+	var out []heal.Pod
+	for _, pod := range p.w.pods {
+		if pod.NodeName == node {
+			out = append(out, pod)
+		}
+	}
+	return out, nil
+}
+
+// fakeVersion is the apiserver's gitVersion.
+type fakeVersion struct {
+	version string
+	err     error
+	calls   int
+}
+
+func (v *fakeVersion) ControlPlaneVersion(context.Context) (string, error) {
+	v.calls++
+	return v.version, v.err
+}
+
+// mdPatcher applies merge patches to the fake MachineDeployments: replicas
+// and the template's kubelet, whichever the body sets, bumping the
+// resourceVersion.
+type mdPatcher struct {
+	c       *fakeCluster
+	err     map[string]error
+	patches []patch
+}
+
+func (p *mdPatcher) PatchMD(ctx context.Context, namespace, name string, body []byte) error {
+	p.patches = append(p.patches, patch{namespace, name, string(body)})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := p.err[name]; err != nil {
+		return err
+	}
+	var b struct {
+		Spec struct {
+			Replicas *int64 `json:"replicas"`
+			Template *struct {
+				Spec struct {
+					Versions struct {
+						Kubelet string `json:"kubelet"`
+					} `json:"versions"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return err
+	}
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	base, ok := p.c.records[name]
+	if !ok {
+		return apierrors.NewNotFound(mdResource, name)
+	}
+	r := *base
+	if b.Spec.Replicas != nil {
+		r.Replicas = b.Spec.Replicas
+	}
+	if b.Spec.Template != nil {
+		r.Kubelet = b.Spec.Template.Spec.Versions.Kubelet
+	}
+	r.ResourceVersion += "+1"
+	p.c.records[name] = &r
+	return nil
+}
+
+// healHarness is one executor with every field set, wired to fakes.
+type healHarness struct {
+	*harness
+	world   *fakeWorld
+	clock   *fakeClock
+	version *fakeVersion
+	patcher *mdPatcher
+}
+
+func newHealHarness(t *testing.T, mds ...*cluster.Record) *healHarness {
+	t.Helper()
+	h := &healHarness{
+		harness: newHarness(t, newCluster(mds...)),
+		world:   newWorld(),
+		clock:   &fakeClock{now: start},
+		version: &fakeVersion{version: "v1.35.2"},
+	}
+	h.patcher = &mdPatcher{c: h.cluster, err: map[string]error{}}
+	h.exec = h.newExecutor(t, heal.NewMemory(start))
+	return h
+}
+
+// newExecutor builds an executor on the harness's fakes with mem, as a new
+// leadership term would.
+func (h *healHarness) newExecutor(t *testing.T, mem *heal.Memory) *execute.Executor {
+	return &execute.Executor{
+		Base: t.Context(), Fence: h.fence, Store: h.store, MDs: h.cluster, Patcher: h.patcher,
+		Events: h.events, Publisher: h.publisher, Namespace: mdNamespace, MaxReplicas: 50,
+		Log:      slog.New(slog.DiscardHandler),
+		Machines: &fakeMachines{h.world}, Nodes: &fakeNodes{h.world}, Deleter: h.world,
+		Pods: &fakePods{h.world}, Version: h.version,
+		Memory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,
+	}
+}
+
+// poolMD is a MachineDeployment claiming the machines labelled pool=name,
+// its template at kubelet v1.34.9.
+func poolMD(name string, replicas int64) *cluster.Record {
+	r := md(name, replicas)
+	r.Selector = labels.SelectorFromSet(labels.Set{"pool": name})
+	r.Kubelet = "v1.34.9"
+	return r
+}
+
+// machine is a Machine of pool (by label) on node ("" until it joined),
+// created an hour before start.
+func machine(name, pool, node string) *cluster.Machine {
+	return &cluster.Machine{
+		Namespace: mdNamespace, Name: name, ResourceVersion: "10", UID: types.UID("uid-" + name),
+		Labels: map[string]string{"pool": pool}, Created: start.Add(-time.Hour), NodeName: node,
+		Kubelet: "v1.34.9",
+	}
+}
+
+func node(name, ready string, since time.Time) *cluster.Node {
+	return &cluster.Node{Name: name, Ready: ready, Since: since}
+}
+
+func stuckPod(namespace, name, node string) heal.Pod {
+	return heal.Pod{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), NodeName: node, Terminating: true}
+}
+
+// healPolicy is an enabled policy: a 300 s unhealthy window, a 600 s
+// startup timeout, and the given limit and cooldown (seconds).
+func healPolicy(maxUnhealthy int, cooldownSeconds int64) desired.Healing {
+	return desired.Healing{Enabled: true, MaxUnhealthy: maxUnhealthy, UnhealthyAfterSeconds: 300,
+		NodeStartupTimeoutSeconds: 600, CooldownSeconds: cooldownSeconds}
+}
+
+func healing(rev int64, policy desired.Healing) desired.Document {
+	return desired.Document{Revision: rev, Execution: desired.Execution{Healing: true}, Healing: policy}
+}
+
+func upgrading(rev int64, version string, pools ...string) desired.Document {
+	doc := desired.Document{Revision: rev, Execution: desired.Execution{Upgrades: true}}
+	if version != "" {
+		doc.KubernetesVersion = &version
+	}
+	for _, p := range pools {
+		doc.WorkerPools = append(doc.WorkerPools, desired.Pool{Name: p, MachineType: "cpx31"})
+	}
+	return doc
+}
+
+// ofType keeps the actions of one type, in order.
+func ofType(typ string, actions []wire.Action) []wire.Action {
+	var out []wire.Action
+	for _, a := range actions {
+		if a.Type == typ {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// checkTyped compares the actions of type typ with want: target, status and
+// revision exactly, and that each detail mentions its keyword(s), separated
+// by "|".
+func checkTyped(t *testing.T, what, typ string, actions []wire.Action, want []report) {
+	t.Helper()
+	got := ofType(typ, actions)
+	var shape, wantShape []report
+	for _, a := range got {
+		shape = append(shape, report{a.Target, a.Status, a.Revision, ""})
+	}
+	for _, w := range want {
+		wantShape = append(wantShape, report{w.Target, w.Status, w.Revision, ""})
+	}
+	if !slices.Equal(shape, wantShape) {
+		t.Fatalf("%s: %s reports:\n got %+v\nwant %+v", what, typ, got, want)
+	}
+	for i, w := range want {
+		for _, kw := range strings.Split(w.Keyword, "|") {
+			if !strings.Contains(got[i].Detail, kw) {
+				t.Errorf("%s: detail of %s is %q, want it to mention %q", what, w.Target, got[i].Detail, kw)
+			}
+		}
+	}
+}

@@ -1,0 +1,953 @@
+package execute_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/wire"
+)
+
+func TestHeal_NotReadyWorkerPastTheWindowHasItsMachineDeleted(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)))
+
+	if retry := h.exec.Execute(t.Context(), healing(4, healPolicy(1, 0))); !retry {
+		t.Error("retry = false, want true: healing re-evaluates on every tick")
+	}
+	want := []machineDelete{{mdNamespace, "pool-a-m1", "uid-pool-a-m1", "10"}}
+	if !reflect.DeepEqual(h.world.machineDeletes, want) {
+		t.Fatalf("machine deletes %+v, want %+v (UID and resourceVersion preconditions)", h.world.machineDeletes, want)
+	}
+	if !h.world.machines["pool-a-m1"].Deleting {
+		t.Error("the Machine is not deleting")
+	}
+	wantReports := []report{{"pool-a-m1", wire.StatusDone, 4, "deleted Machine|node-1|recreates"}}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), wantReports)
+	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, wantReports)
+	if h.world.nodeGets != 1 || h.fence.calls != 1 {
+		t.Errorf("node re-reads %d, fence checks %d; want 1, 1", h.world.nodeGets, h.fence.calls)
+	}
+	mem := h.exec.Memory
+	if got := mem.LastHeal["pool-a"]; !got.Equal(start) {
+		t.Errorf("last heal of pool-a = %v, want %v", got, start)
+	}
+	tr := mem.Tracked["pool-a-m1"]
+	if tr == nil || tr.Node != "node-1" || tr.UID != "uid-pool-a-m1" || !tr.DeletedAt.Equal(start) || tr.Attempted {
+		t.Errorf("tracked %+v, want node-1 deleted at start, not attempted", tr)
+	}
+}
+
+// healCase is one healing pass on a fresh executor whose clock is at start.
+type healCase struct {
+	name        string
+	mds         []*cluster.Record
+	machines    []*cluster.Machine
+	nodes       []*cluster.Node
+	deleteErr   map[string]error
+	policy      desired.Healing
+	wantDeletes []string
+	wantReports []report
+	// wantDetail, when set, is the exact detail of every report.
+	wantDetail string
+}
+
+func joinless(name, pool string, age time.Duration) *cluster.Machine {
+	m := machine(name, pool, "")
+	m.Created = start.Add(-age)
+	return m
+}
+
+func deleting(m *cluster.Machine) *cluster.Machine {
+	m.Deleting = true
+	return m
+}
+
+func cpNode(n *cluster.Node) *cluster.Node {
+	n.ControlPlane = true
+	return n
+}
+
+func TestHeal_Decisions(t *testing.T) {
+	down := start.Add(-10 * time.Minute)
+	autoscaled := poolMD("pool-auto", 2)
+	autoscaled.Annotations = map[string]string{"cluster.k8s.io/cluster-api-autoscaler-node-group-max-size": "5"}
+	cpMachine := machine("cp-m1", "pool-a", "node-cp2")
+	cpMachine.ControlPlane = true
+	cpJoinless := joinless("cp-m2", "pool-a", time.Hour)
+	cpJoinless.ControlPlane = true
+	transient := apierrors.NewServiceUnavailable("etcd leader changed")
+
+	cases := []healCase{
+		{
+			name:        "55 NotReady for less than the window is untouched",
+			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-299*time.Second))},
+			policy:      healPolicy(1, 0),
+			wantReports: nil,
+		},
+		{
+			name:        "NotReady exactly the window is healed",
+			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-300*time.Second))},
+			policy:      healPolicy(1, 0),
+			wantDeletes: []string{"pool-a-m1"},
+			wantReports: []report{{"pool-a-m1", wire.StatusDone, 7, "node node-1 NotReady for 5m0s|recreates"}},
+		},
+		{
+			name:        "an Unknown node is named Unknown",
+			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:       []*cluster.Node{node("node-1", "Unknown", down)},
+			policy:      healPolicy(1, 0),
+			wantDeletes: []string{"pool-a-m1"},
+			wantReports: []report{{"pool-a-m1", wire.StatusDone, 7, "node node-1 Unknown for 10m0s"}},
+		},
+		{
+			name: "56 a joinless machine older than the startup timeout is deleted, a younger one kept",
+			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			machines: []*cluster.Machine{
+				joinless("pool-a-m1", "pool-a", 600*time.Second),
+				joinless("pool-a-m2", "pool-a", 599*time.Second),
+			},
+			policy:      healPolicy(1, 0),
+			wantDeletes: []string{"pool-a-m1"},
+			wantReports: []report{{"pool-a-m1", wire.StatusDone, 7, "no node joined|recreates"}},
+		},
+		{
+			name: "57 control-plane nodes and machines are skipped silently and not counted",
+			mds:  []*cluster.Record{poolMD("pool-a", 3)},
+			machines: []*cluster.Machine{
+				machine("pool-a-m1", "pool-a", "node-cp1"), cpMachine, cpJoinless,
+				machine("pool-a-m3", "pool-a", "node-3"),
+			},
+			nodes: []*cluster.Node{
+				cpNode(node("node-cp1", "False", down)), node("node-cp2", "Unknown", down),
+				node("node-3", "False", down),
+			},
+			policy:      healPolicy(1, 0),
+			wantDeletes: []string{"pool-a-m3"},
+			wantReports: []report{{"pool-a-m3", wire.StatusDone, 7, "node-3"}},
+		},
+		{
+			name:        "58 a pool with a cp name segment is refused",
+			mds:         []*cluster.Record{poolMD("edge-cp-pool", 1)},
+			machines:    []*cluster.Machine{machine("edge-m1", "edge-cp-pool", "node-1")},
+			nodes:       []*cluster.Node{node("node-1", "False", down)},
+			policy:      healPolicy(1, 0),
+			wantReports: []report{{"edge-m1", wire.StatusFailed, 7, "control-plane"}},
+		},
+		{
+			name: "59 storm brake: two unhealthy with a limit of 1 delete nothing",
+			mds:  []*cluster.Record{poolMD("pool-a", 3)},
+			machines: []*cluster.Machine{
+				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+				machine("pool-a-m3", "pool-a", "node-3"),
+			},
+			nodes: []*cluster.Node{
+				node("node-1", "False", down), node("node-2", "Unknown", down), node("node-3", "True", down),
+			},
+			policy: healPolicy(1, 0),
+			wantReports: []report{
+				{"pool-a-m1", wire.StatusFailed, 7, ""},
+				{"pool-a-m2", wire.StatusFailed, 7, ""},
+			},
+			wantDetail: "unhealthy count 2 exceeds maxUnhealthy 1 — refusing (possible outage)",
+		},
+		{
+			name:        "60 maxUnhealthy 0 never deletes",
+			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:       []*cluster.Node{node("node-1", "False", down)},
+			policy:      healPolicy(0, 0),
+			wantReports: []report{{"pool-a-m1", wire.StatusFailed, 7, ""}},
+			wantDetail:  "unhealthy count 1 exceeds maxUnhealthy 0 — refusing (possible outage)",
+		},
+		{
+			name: "G-12 an unhealthy node without a Machine counts toward the storm brake",
+			mds:  []*cluster.Record{poolMD("pool-a", 1)},
+			machines: []*cluster.Machine{
+				machine("pool-a-m1", "pool-a", "node-1"),
+			},
+			nodes:       []*cluster.Node{node("node-1", "False", down), node("node-bare", "False", down)},
+			policy:      healPolicy(1, 0),
+			wantReports: []report{{"pool-a-m1", wire.StatusFailed, 7, ""}},
+			wantDetail:  "unhealthy count 2 exceeds maxUnhealthy 1 — refusing (possible outage)",
+		},
+		{
+			name: "62 one machine already deleting uses up a limit of 1",
+			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			machines: []*cluster.Machine{
+				deleting(machine("pool-a-m0", "pool-a", "node-0")), machine("pool-a-m1", "pool-a", "node-1"),
+			},
+			nodes:       []*cluster.Node{node("node-0", "True", down), node("node-1", "False", down)},
+			policy:      healPolicy(1, 0),
+			wantReports: []report{{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight (maxUnhealthy 1)"}},
+		},
+		{
+			name: "63 an autoscaler pool and an unowned machine are refused",
+			mds:  []*cluster.Record{autoscaled},
+			machines: []*cluster.Machine{
+				machine("auto-m1", "pool-auto", "node-1"), machine("stray-m1", "nobody", "node-2"),
+			},
+			nodes:  []*cluster.Node{node("node-1", "False", down), node("node-2", "False", down)},
+			policy: healPolicy(2, 0),
+			wantReports: []report{
+				{"auto-m1", wire.StatusFailed, 7, "cluster-autoscaler|pool-auto|cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"},
+				{"stray-m1", wire.StatusFailed, 7, "no owning MachineDeployment"},
+			},
+		},
+		{
+			name: "65 a delete failure fails and queues the next candidate",
+			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			machines: []*cluster.Machine{
+				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+			},
+			nodes:       []*cluster.Node{node("node-1", "False", down), node("node-2", "False", down)},
+			deleteErr:   map[string]error{"pool-a-m1": transient},
+			policy:      healPolicy(2, 0),
+			wantDeletes: []string{"pool-a-m1"},
+			wantReports: []report{
+				{"pool-a-m1", wire.StatusFailed, 7, "delete failed|etcd leader changed"},
+				{"pool-a-m2", wire.StatusPending, 7, "queued"},
+			},
+		},
+		{
+			name:     "67 an unhealthyAfter of 1800 s defers the heal",
+			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-1799*time.Second))},
+			policy: desired.Healing{Enabled: true, MaxUnhealthy: 1, UnhealthyAfterSeconds: 1800,
+				NodeStartupTimeoutSeconds: 600},
+		},
+		{
+			name:     "67 a 0 s window is floored to 60 s: 30 s unhealthy is untouched",
+			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-30*time.Second))},
+			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
+		},
+		{
+			name:        "67 a 0 s window is floored to 60 s: 60 s unhealthy is healed",
+			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
+			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-60*time.Second))},
+			policy:      desired.Healing{Enabled: true, MaxUnhealthy: 1},
+			wantDeletes: []string{"pool-a-m1"},
+			wantReports: []report{{"pool-a-m1", wire.StatusDone, 7, "unhealthyAfter 1m0s"}},
+		},
+		{
+			name:     "a 0 s startup timeout is floored to 60 s",
+			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			machines: []*cluster.Machine{joinless("pool-a-m1", "pool-a", 59*time.Second)},
+			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
+		},
+		{
+			name: "67 cooldown 0 lets two machines of one pool go back to back",
+			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			machines: []*cluster.Machine{
+				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+			},
+			nodes:       []*cluster.Node{node("node-1", "False", down), node("node-2", "False", down)},
+			policy:      healPolicy(2, 0),
+			wantDeletes: []string{"pool-a-m1", "pool-a-m2"},
+			wantReports: []report{
+				{"pool-a-m1", wire.StatusDone, 7, "node-1"},
+				{"pool-a-m2", wire.StatusDone, 7, "node-2"},
+			},
+		},
+		{
+			name: "the default cooldown holds a new term's first heal",
+			mds:  []*cluster.Record{poolMD("pool-a", 1)},
+			machines: []*cluster.Machine{
+				machine("pool-a-m1", "pool-a", "node-1"),
+			},
+			nodes:       []*cluster.Node{node("node-1", "False", down)},
+			policy:      healPolicy(1, 900),
+			wantReports: []report{{"pool-a-m1", wire.StatusPending, 7, "cooldown|pool-a|15m0s"}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHealHarness(t, tc.mds...)
+			h.world.add(tc.machines...)
+			h.world.addNodes(tc.nodes...)
+			for name, err := range tc.deleteErr {
+				h.world.deleteErr[name] = err
+			}
+			if retry := h.exec.Execute(t.Context(), healing(7, tc.policy)); !retry {
+				t.Error("retry = false, want true while healing is armed")
+			}
+			var deleted []string
+			for _, d := range h.world.machineDeletes {
+				deleted = append(deleted, d.Name)
+			}
+			if !reflect.DeepEqual(deleted, tc.wantDeletes) {
+				t.Errorf("deleted %v, want %v", deleted, tc.wantDeletes)
+			}
+			checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), tc.wantReports)
+			if tc.wantDetail != "" {
+				for _, a := range h.store.Snapshot() {
+					if a.Detail != tc.wantDetail {
+						t.Errorf("detail of %s is %q, want exactly %q", a.Target, a.Detail, tc.wantDetail)
+					}
+				}
+			}
+			if len(h.store.Snapshot()) != len(tc.wantReports) {
+				t.Errorf("store holds %+v, want only the heal reports", h.store.Snapshot())
+			}
+		})
+	}
+}
+
+func TestHeal_CooldownHoldsThePoolAndRestartsWithANewTerm(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 3))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "False", down))
+	doc := healing(7, healPolicy(2, 900))
+	// The term began at start: its first heal waits a full cooldown.
+	h.clock.set(start.Add(15 * time.Minute))
+
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "first pass", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
+		{"pool-a-m2", wire.StatusPending, 7, "cooldown|pool-a|15m0s remaining"},
+	})
+
+	h.clock.advance(14 * time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "after 14 minutes", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
+		{"pool-a-m2", wire.StatusPending, 7, "cooldown|1m0s remaining"},
+	})
+	if n := len(h.world.machineDeletes); n != 1 {
+		t.Fatalf("%d machine deletes inside the cooldown, want 1", n)
+	}
+
+	h.clock.advance(2 * time.Minute) // 16 minutes after the first heal
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "after 16 minutes", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
+		{"pool-a-m2", wire.StatusDone, 7, "node-2"},
+	})
+	if n := len(h.world.machineDeletes); n != 2 {
+		t.Fatalf("%d machine deletes, want 2", n)
+	}
+
+	// Both teardowns finish; a third machine fails; a new term begins.
+	delete(h.world.machines, "pool-a-m1")
+	delete(h.world.machines, "pool-a-m2")
+	delete(h.world.nodes, "node-1")
+	delete(h.world.nodes, "node-2")
+	h.world.add(machine("pool-a-m3", "pool-a", "node-3"))
+	h.world.addNodes(node("node-3", "False", down))
+	h.clock.advance(time.Hour)
+	h.exec = h.newExecutor(t, heal.NewMemory(h.clock.now))
+	h.exec.Execute(t.Context(), doc)
+	if n := len(h.world.machineDeletes); n != 2 {
+		t.Errorf("%d machine deletes, want none by the new term", n)
+	}
+	reports := ofType(wire.ActionHeal, h.store.Snapshot())
+	last := reports[len(reports)-1]
+	if last.Target != "pool-a-m3" || last.Status != wire.StatusPending || !strings.Contains(last.Detail, "cooldown") ||
+		!strings.Contains(last.Detail, "15m0s") {
+		t.Errorf("new term reported %+v, want pool-a-m3 pending a full 15m0s cooldown", last)
+	}
+}
+
+func TestHeal_NeedsBothBits(t *testing.T) {
+	armedHalves := map[string]desired.Document{
+		"authorized, policy disabled": {Revision: 7, Execution: desired.Execution{Healing: true},
+			Healing: desired.Healing{MaxUnhealthy: 1, CooldownSeconds: 0}},
+		"policy enabled, not authorized": {Revision: 7, Healing: healPolicy(1, 0)},
+	}
+	for name, half := range armedHalves {
+		for _, scalingOn := range []bool{false, true} {
+			t.Run(name+map[bool]string{false: ", nothing else on", true: ", scaling on"}[scalingOn], func(t *testing.T) {
+				doc := half
+				h := newHealHarness(t, poolMD("pool-a", 1))
+				h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+				h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
+				if scalingOn {
+					doc.Execution.Scaling = true
+					doc.WorkerPools = []desired.Pool{pool("pool-a", 1)}
+				}
+				if retry := h.exec.Execute(t.Context(), doc); retry {
+					t.Error("retry = true, want false")
+				}
+				if got := ofType(wire.ActionHeal, h.store.Snapshot()); got != nil {
+					t.Errorf("heal reports %+v, want none", got)
+				}
+				calls := h.world.calls()
+				if !scalingOn {
+					for what, n := range calls {
+						if n != 0 {
+							t.Errorf("%s called %d times, want 0", what, n)
+						}
+					}
+				}
+				if calls["machineEnsure"] != 0 || calls["nodeEnsure"] != 0 || calls["machineDelete"] != 0 {
+					t.Errorf("calls %v, want no Machine or Node Ensure and no delete", calls)
+				}
+				if h.world.machineStops == 0 || h.world.nodeStops == 0 {
+					t.Errorf("Machine cache stops %d, Node cache stops %d; want both stopped", h.world.machineStops, h.world.nodeStops)
+				}
+			})
+		}
+	}
+}
+
+func TestHeal_RecoveredNodeLosesItsPendingReportAndDoneReportsStay(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "False", down))
+	h.clock.set(start.Add(15 * time.Minute))
+	doc := healing(7, healPolicy(2, 900))
+
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "first pass", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
+		{"pool-a-m2", wire.StatusPending, 7, "cooldown"},
+	})
+
+	h.world.addNodes(node("node-2", "True", h.clock.now))
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	want := []report{{"pool-a-m1", wire.StatusDone, 7, "node-1|recreates"}}
+	checkTyped(t, "after node-2 recovered", wire.ActionHeal, h.store.Snapshot(), want)
+	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, want)
+}
+
+func TestHeal_FreshNodeReadOverridesAStaleCache(t *testing.T) {
+	down := start.Add(-10 * time.Minute)
+	cases := map[string]map[string]*cluster.Node{
+		"the node is Ready again":         {"node-1": node("node-1", "True", start)},
+		"the node flapped since the read": {"node-1": node("node-1", "False", start.Add(-time.Minute))},
+		"the node is gone":                {},
+	}
+	for name, live := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", 1))
+			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+			h.world.addNodes(node("node-1", "False", down))
+			h.world.liveNodes = live
+
+			h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+			if len(h.world.machineDeletes) != 0 || h.fence.calls != 0 {
+				t.Errorf("deletes %+v, fence checks %d; want none", h.world.machineDeletes, h.fence.calls)
+			}
+			checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
+				{"pool-a-m1", wire.StatusPending, 7, "stale read|node-1|re-evaluating"},
+			})
+			if mem := h.exec.Memory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
+				t.Errorf("memory changed: last heals %v, tracked %v", mem.LastHeal, mem.Tracked)
+			}
+		})
+	}
+}
+
+func TestHeal_MachineChangedSinceTheReadIsNotDeleted(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	h.world.liveRV["pool-a-m1"] = "12" // the cache still holds 10
+
+	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+	if h.world.machines["pool-a-m1"].Deleting {
+		t.Error("a Machine changed since the read was deleted")
+	}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusPending, 7, "stale read"}})
+	if mem := h.exec.Memory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
+		t.Errorf("memory changed: last heals %v, tracked %v", mem.LastHeal, mem.Tracked)
+	}
+}
+
+func TestHeal_ForbiddenMachineDeleteFailsWhileScalingKeepsWorking(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	h.world.deleteErr["pool-a-m1"] = apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New("no delete verb"))
+	doc := healing(7, healPolicy(1, 0))
+	doc.Execution.Scaling = true
+	doc.WorkerPools = []desired.Pool{pool("pool-a", 3)}
+
+	if retry := h.exec.Execute(t.Context(), doc); !retry {
+		t.Error("retry = false, want true")
+	}
+	wantPatch := []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":3}}`}}
+	if !reflect.DeepEqual(h.patcher.patches, wantPatch) {
+		t.Errorf("patches %+v, want %+v", h.patcher.patches, wantPatch)
+	}
+	checkTyped(t, "scale", wire.ActionScale, h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}})
+	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusFailed, 7, "delete failed|forbidden|RBAC|delete on machines"},
+	})
+	if len(h.exec.Memory.Tracked) != 0 || len(h.exec.Memory.LastHeal) != 0 {
+		t.Error("a forbidden delete was remembered as a heal")
+	}
+}
+
+func TestHeal_FailedReadSkipsThePassWithoutReportingOrPruning(t *testing.T) {
+	for _, which := range []string{"Machines", "Nodes"} {
+		t.Run(which, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", 1))
+			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+			doc := healing(7, healPolicy(1, 900))
+			h.exec.Execute(t.Context(), doc)
+			want := []report{{"pool-a-m1", wire.StatusPending, 7, "cooldown"}}
+			checkTyped(t, "first pass", wire.ActionHeal, h.store.Snapshot(), want)
+
+			// node-1 recovers, but the pass cannot read the cluster.
+			h.world.addNodes(node("node-1", "True", start))
+			readErr := apierrors.NewServiceUnavailable("etcd leader changed")
+			if which == "Machines" {
+				h.world.machineEnsureErr = readErr
+			} else {
+				h.world.nodeEnsureErr = readErr
+			}
+			h.clock.advance(time.Hour)
+			if retry := h.exec.Execute(t.Context(), doc); !retry {
+				t.Error("retry = false, want true")
+			}
+			checkTyped(t, "failed read", wire.ActionHeal, h.store.Snapshot(), want)
+			if len(h.world.machineDeletes) != 0 {
+				t.Errorf("machine deletes %+v, want none", h.world.machineDeletes)
+			}
+		})
+	}
+}
+
+// G-3: a heal outcome reaches the wire even after 20 older scale reports.
+func TestHeal_NewestOutcomeIsPublishedPastTwentyOlderReports(t *testing.T) {
+	var mds []*cluster.Record
+	var pools []desired.Pool
+	for _, name := range []string{"p00", "p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09",
+		"p10", "p11", "p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19"} {
+		mds = append(mds, poolMD(name, 1))
+		pools = append(pools, pool(name, 1))
+	}
+	h := newHealHarness(t, mds...)
+	h.world.add(machine("p00-m1", "p00", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	doc := healing(7, healPolicy(1, 0))
+	doc.Execution.Scaling = true
+	doc.WorkerPools = pools
+
+	h.exec.Execute(t.Context(), doc)
+	if n := len(h.store.Snapshot()); n != 21 {
+		t.Fatalf("store holds %d reports, want 21", n)
+	}
+	published := h.publisher.last(t).Actions
+	if len(published) != 20 {
+		t.Fatalf("published %d reports, want 20", len(published))
+	}
+	checkTyped(t, "published", wire.ActionHeal, published, []report{{"p00-m1", wire.StatusDone, 7, "recreates"}})
+}
+
+func TestExecute_EveryFlagOffTouchesNoFakeAndStopsEveryCache(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
+	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
+	h.seed(7, wire.Action{Type: wire.ActionHeal, Target: "pool-a-m1", Status: wire.StatusPending, Detail: "cooldown", Revision: 7})
+	v := "v1.35.6"
+	doc := desired.Document{Revision: 7, KubernetesVersion: &v, WorkerPools: []desired.Pool{pool("pool-a", 2)},
+		Healing: healPolicy(1, 0)}
+
+	if retry := h.exec.Execute(t.Context(), doc); retry {
+		t.Error("retry = true, want false")
+	}
+	for what, n := range h.world.calls() {
+		if n != 0 {
+			t.Errorf("%s called %d times, want 0", what, n)
+		}
+	}
+	if h.cluster.ensures != 0 || h.cluster.lists != 0 || h.cluster.gets != 0 || len(h.patcher.patches) != 0 ||
+		h.version.calls != 0 || h.fence.calls != 0 {
+		t.Errorf("MD ensures %d, lists %d, gets %d, patches %d, version reads %d, fence checks %d; want none",
+			h.cluster.ensures, h.cluster.lists, h.cluster.gets, len(h.patcher.patches), h.version.calls, h.fence.calls)
+	}
+	if h.cluster.stops != 1 || h.world.machineStops != 1 || h.world.nodeStops != 1 {
+		t.Errorf("stops: MDs %d, Machines %d, Nodes %d; want each 1", h.cluster.stops, h.world.machineStops, h.world.nodeStops)
+	}
+	if h.store.Snapshot() != nil || h.store.Revision() != 0 {
+		t.Errorf("store holds %+v at revision %d, want it cleared", h.store.Snapshot(), h.store.Revision())
+	}
+}
+
+// G-2: healing switched off at the same revision drops its reports at once
+// and stops watching Nodes, while scaling goes on.
+func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNodes(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
+	doc := healing(7, healPolicy(0, 0))
+	doc.Execution.Scaling = true
+	doc.WorkerPools = []desired.Pool{pool("pool-a", 1)}
+
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "healing on", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "maxUnhealthy 0"}})
+	nodeEnsures, nodeStops := h.world.nodeEnsures, h.world.nodeStops
+
+	doc.Execution.Healing = false
+	if retry := h.exec.Execute(t.Context(), doc); retry {
+		t.Error("retry = true, want false")
+	}
+	if got := ofType(wire.ActionHeal, h.store.Snapshot()); got != nil {
+		t.Errorf("heal reports %+v survived healing being switched off", got)
+	}
+	checkTyped(t, "scale", wire.ActionScale, h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "already at 1 replicas"}})
+	if h.world.nodeStops != nodeStops+1 || h.world.nodeEnsures != nodeEnsures {
+		t.Errorf("Node cache stops %d → %d, ensures %d → %d; want one more stop and no Ensure",
+			nodeStops, h.world.nodeStops, nodeEnsures, h.world.nodeEnsures)
+	}
+	if ofType(wire.ActionHeal, h.publisher.last(t).Actions) != nil {
+		t.Error("the published document still carries heal reports")
+	}
+}
+
+// The fence is consulted before every delete: without the lease no Machine
+// and no pod delete reaches the apiserver.
+func TestHeal_LostLeaseSendsNoDelete(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down))
+	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1"), stuckPod("apps", "web-1", "node-1")}
+	doc := healing(7, healPolicy(2, 0))
+
+	h.fence.err = errLostLease
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 0 || h.fence.calls != 1 {
+		t.Fatalf("machine deletes %+v, fence checks %d; want none sent, 1 check", h.world.machineDeletes, h.fence.calls)
+	}
+	checkTyped(t, "lost lease", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}})
+	if len(h.exec.Memory.Tracked) != 0 {
+		t.Error("a refused delete was tracked")
+	}
+
+	// With the lease the Machine goes; then the lease is lost again before
+	// the unwedge is due, and node-2 fails too.
+	h.fence.err = nil
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 1 {
+		t.Fatalf("machine deletes %+v, want pool-a-m1", h.world.machineDeletes)
+	}
+	h.fence.err = errLostLease
+	h.world.addNodes(node("node-2", "False", h.clock.now))
+	h.clock.advance(time.Hour)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 1 || len(h.world.podDeletes) != 0 {
+		t.Errorf("machine deletes %+v, pod deletes %+v; want nothing more without the lease", h.world.machineDeletes, h.world.podDeletes)
+	}
+}
+
+// healedWithStuckPods is a harness whose executor deleted pool-a-m1 at
+// start, its node-1 unreachable with two pods stuck Terminating, one pod
+// not asked to leave, and a stuck pod on another node.
+func healedWithStuckPods(t *testing.T) (*healHarness, desired.Document) {
+	t.Helper()
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down))
+	h.world.pods = []heal.Pod{
+		stuckPod("apps", "web-1", "node-1"),
+		{Namespace: "apps", Name: "db-0", UID: "uid-db-0", NodeName: "node-1"},
+		stuckPod("apps", "web-0", "node-1"),
+		stuckPod("apps", "other-0", "node-2"),
+	}
+	doc := healing(7, healPolicy(1, 0))
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 1 || h.exec.Memory.Tracked["pool-a-m1"] == nil {
+		t.Fatalf("setup: machine deletes %+v, tracked %v; want pool-a-m1 deleted and tracked",
+			h.world.machineDeletes, h.exec.Memory.Tracked)
+	}
+	return h, doc
+}
+
+func podNames(pods []heal.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Namespace+"/"+p.Name)
+	}
+	return out
+}
+
+func TestUnwedge_ForceDeletesOnlyStuckPodsOnTheDeadNodeOnce(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+
+	want := []podDelete{{"apps", "web-0", "uid-web-0"}, {"apps", "web-1", "uid-web-1"}}
+	if !reflect.DeepEqual(h.world.podDeletes, want) {
+		t.Fatalf("pod deletes %+v, want %+v", h.world.podDeletes, want)
+	}
+	if got, want := podNames(h.world.pods), []string{"apps/db-0", "apps/other-0"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pods left %v, want %v", got, want)
+	}
+	wantReports := []report{{"pool-a-m1", wire.StatusDone, 7, "deleted Machine|unwedged|2 pod(s)|node-1"}}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), wantReports)
+	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, wantReports)
+	if d := h.store.Snapshot()[0].Detail; strings.Contains(d, "failed") {
+		t.Errorf("detail %q reports failures, want none", d)
+	}
+
+	// A pod that gets stuck later is left alone: the attempt is used.
+	h.world.pods = append(h.world.pods, stuckPod("apps", "web-2", "node-1"))
+	h.clock.advance(10 * time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 || h.world.podLists != 1 {
+		t.Errorf("pod deletes %+v, pod lists %d; want no second unwedge", h.world.podDeletes, h.world.podLists)
+	}
+
+	// Teardown ends: the tracking goes, the done report stays.
+	delete(h.world.machines, "pool-a-m1")
+	delete(h.world.nodes, "node-1")
+	h.exec.Execute(t.Context(), doc)
+	if len(h.exec.Memory.Tracked) != 0 {
+		t.Errorf("tracked %v after the Machine is gone, want nothing", h.exec.Memory.Tracked)
+	}
+	checkTyped(t, "after teardown", wire.ActionHeal, h.store.Snapshot(), wantReports)
+}
+
+func TestUnwedge_ReportsPodsThatFailedToDelete(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.podDeleteErr["apps/web-0"] = apierrors.NewServiceUnavailable("etcd leader changed")
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Errorf("pod deletes %+v, want both tried", h.world.podDeletes)
+	}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "unwedged|1 pod(s)|node-1|(1 failed)"},
+	})
+}
+
+func TestUnwedge_TracksOnlyMachinesThisExecutorDeleted(t *testing.T) {
+	cases := []struct {
+		name        string
+		deleteErr   error
+		liveRV      string
+		wantTracked bool
+	}{
+		{name: "a delete that landed is tracked", wantTracked: true},
+		{name: "a failed delete is not", deleteErr: apierrors.NewServiceUnavailable("etcd leader changed")},
+		{name: "a Machine already gone is not", deleteErr: apierrors.NewNotFound(machineResource, "pool-a-m1")},
+		{name: "a precondition conflict is not", liveRV: "12"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", 1))
+			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+			h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
+			if tc.deleteErr != nil {
+				h.world.deleteErr["pool-a-m1"] = tc.deleteErr
+			}
+			if tc.liveRV != "" {
+				h.world.liveRV["pool-a-m1"] = tc.liveRV
+			}
+			doc := healing(7, healPolicy(1, 0))
+			h.exec.Execute(t.Context(), doc)
+			if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok != tc.wantTracked {
+				t.Fatalf("tracked = %v, want %v", ok, tc.wantTracked)
+			}
+			// Whatever the outcome, an hour later someone else set it
+			// deleting: only a tracked machine is unwedged.
+			h.world.deleteErr = map[string]error{}
+			h.world.liveRV = map[string]string{}
+			h.world.machines["pool-a-m1"].Deleting = true
+			h.clock.advance(time.Hour)
+			h.exec.Execute(t.Context(), doc)
+			if got := len(h.world.podDeletes) == 1; got != tc.wantTracked {
+				t.Errorf("pod deletes %+v, want them only for a tracked machine", h.world.podDeletes)
+			}
+		})
+	}
+}
+
+func TestUnwedge_NeverTouchesAMachineThisExecutorDidNotDelete(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(deleting(machine("pool-a-m1", "pool-a", "node-1")))
+	h.world.addNodes(node("node-1", "Unknown", start.Add(-24*time.Hour)))
+	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
+	doc := healing(7, healPolicy(1, 0))
+	for range 3 {
+		h.exec.Execute(t.Context(), doc)
+		h.clock.advance(time.Hour)
+	}
+	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 || len(h.world.machineDeletes) != 0 {
+		t.Errorf("pod lists %d, pod deletes %+v, machine deletes %+v; want none",
+			h.world.podLists, h.world.podDeletes, h.world.machineDeletes)
+	}
+	if h.store.Snapshot() != nil {
+		t.Errorf("reports %+v, want none", h.store.Snapshot())
+	}
+}
+
+func TestUnwedge_RecoveredNodeKeepsTheAttemptForALaterOutage(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.addNodes(node("node-1", "True", start.Add(time.Minute)))
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
+		t.Fatalf("pod lists %d, pod deletes %+v for a Ready node; want none", h.world.podLists, h.world.podDeletes)
+	}
+	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
+		t.Fatalf("tracked %+v, want the attempt unused", tr)
+	}
+
+	h.world.addNodes(node("node-1", "Unknown", h.clock.now))
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Errorf("pod deletes %+v, want the two stuck pods once the node is Unknown", h.world.podDeletes)
+	}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "unwedged|2 pod(s)"}})
+}
+
+func TestUnwedge_ForbiddenPodDeleteStaysDoneAndIsNeverRetried(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.podDeleteErr["apps/web-0"] = apierrors.NewForbidden(podResource, "web-0", errors.New("no delete verb"))
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if want := []podDelete{{"apps", "web-0", "uid-web-0"}}; !reflect.DeepEqual(h.world.podDeletes, want) {
+		t.Fatalf("pod deletes %+v, want %+v: a Forbidden stops at once", h.world.podDeletes, want)
+	}
+	want := []report{{"pool-a-m1", wire.StatusDone, 7, "unwedge forbidden|RBAC|node-1"}}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), want)
+	if got := podNames(h.world.pods); len(got) != 4 {
+		t.Errorf("pods %v, want all four still there", got)
+	}
+
+	h.clock.advance(time.Hour)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 1 || h.world.podLists != 1 {
+		t.Errorf("pod deletes %+v, pod lists %d; want no retry", h.world.podDeletes, h.world.podLists)
+	}
+	checkTyped(t, "later", wire.ActionHeal, h.store.Snapshot(), want)
+}
+
+func TestUnwedge_ForbiddenPodListStaysDoneAndIsNeverRetried(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.podsErr = apierrors.NewForbidden(podResource, "", errors.New("no list verb"))
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	want := []report{{"pool-a-m1", wire.StatusDone, 7, "unwedge forbidden|RBAC|node-1"}}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), want)
+
+	h.world.podsErr = nil
+	h.clock.advance(time.Hour)
+	h.exec.Execute(t.Context(), doc)
+	if h.world.podLists != 1 || len(h.world.podDeletes) != 0 {
+		t.Errorf("pod lists %d, pod deletes %+v; want the list never retried", h.world.podLists, h.world.podDeletes)
+	}
+	checkTyped(t, "later", wire.ActionHeal, h.store.Snapshot(), want)
+}
+
+func TestUnwedge_TransientPodListFailureIsRetried(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.podsErr = apierrors.NewServiceUnavailable("etcd leader changed")
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted || len(h.world.podDeletes) != 0 {
+		t.Fatalf("tracked %+v, pod deletes %+v; want the attempt unused", tr, h.world.podDeletes)
+	}
+	h.world.podsErr = nil
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 || h.world.podLists != 2 {
+		t.Errorf("pod deletes %+v, pod lists %d; want the unwedge on the next pass", h.world.podDeletes, h.world.podLists)
+	}
+}
+
+func TestUnwedge_FiresExactlyAtTheEvictionTimeout(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	for _, at := range []time.Duration{2 * time.Minute, 300*time.Second - time.Second} {
+		h.clock.set(start.Add(at))
+		h.exec.Execute(t.Context(), doc)
+		if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
+			t.Fatalf("at +%s: pod lists %d, pod deletes %+v; want none before the timeout", at, h.world.podLists, h.world.podDeletes)
+		}
+	}
+	h.clock.set(start.Add(300 * time.Second))
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Errorf("at +300s: pod deletes %+v, want the two stuck pods", h.world.podDeletes)
+	}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "unwedged after 5m0s"}})
+}
+
+func TestUnwedge_JoinlessHealHasNothingToUnwedge(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(joinless("pool-a-m1", "pool-a", time.Hour))
+	h.world.addNodes(node("node-1", "True", start.Add(-time.Hour)))
+	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1"), stuckPod("apps", "web-1", "")}
+	doc := healing(7, healPolicy(1, 0))
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 1 || h.world.nodeGets != 0 {
+		t.Fatalf("machine deletes %+v, node re-reads %d; want the joinless Machine deleted without a node read",
+			h.world.machineDeletes, h.world.nodeGets)
+	}
+	h.clock.advance(time.Hour)
+	h.exec.Execute(t.Context(), doc)
+	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
+		t.Errorf("pod lists %d, pod deletes %+v; want none for a joinless heal", h.world.podLists, h.world.podDeletes)
+	}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "no node joined"}})
+}
+
+// A fence that refuses (a failed Lease read, a renewal inside the safety
+// margin) while the term goes on is not the unwedge failing: its one attempt
+// is kept, and the next pass force-deletes the stuck pods.
+func TestUnwedge_AFenceRefusalDoesNotUseUpTheAttempt(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.clock.advance(300 * time.Second)
+	h.fence.err = fmt.Errorf("confirm the lease before writing: %w", apierrors.NewServiceUnavailable("etcd leader changed"))
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 0 {
+		t.Fatalf("pod deletes %+v sent past a refusing fence", h.world.podDeletes)
+	}
+	h.fence.err = nil
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Errorf("pod deletes %+v, want the two stuck pods once the fence allows", h.world.podDeletes)
+	}
+}
+
+// A Machine cache a moment behind the delete must not make the deleted
+// machine a candidate again: its done report stays for the revision.
+func TestHeal_LaggingMachineCacheKeepsTheDoneReport(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	h.clock.set(start.Add(15 * time.Minute))
+	doc := healing(7, healPolicy(1, 900))
+	h.exec.Execute(t.Context(), doc)
+	h.world.machines["pool-a-m1"].Deleting = false // the cache has not seen the delete yet
+	h.clock.advance(30 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	h.world.machines["pool-a-m1"].Deleting = true
+	h.clock.advance(30 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "after the lag", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "recreates"}})
+	if len(h.world.machineDeletes) != 1 {
+		t.Errorf("machine deletes %+v, want exactly the first", h.world.machineDeletes)
+	}
+}

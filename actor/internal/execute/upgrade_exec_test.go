@@ -1,0 +1,184 @@
+package execute_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/shared/wire"
+)
+
+const rollBody = `{"metadata":{"resourceVersion":"5"},"spec":{"template":{"spec":{"versions":{"kubelet":"v1.35.6"}}}}}`
+
+// rollingHarness has pool-a (2 replicas, kubelet v1.34.9) with its two
+// machines joined at v1.34.9, and a control plane at v1.35.2.
+func rollingHarness(t *testing.T, mds ...*cluster.Record) *healHarness {
+	t.Helper()
+	h := newHealHarness(t, append([]*cluster.Record{poolMD("pool-a", 2)}, mds...)...)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	return h
+}
+
+// upgradeReports compares the upgrade reports exactly.
+func upgradeReports(t *testing.T, what string, h *healHarness, want ...wire.Action) {
+	t.Helper()
+	if got := ofType(wire.ActionUpgrade, h.store.Snapshot()); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got %+v\nwant %+v", what, got, want)
+	}
+}
+
+func upgradeAction(pool, status, detail string) wire.Action {
+	return wire.Action{Type: wire.ActionUpgrade, Target: pool, Status: status, Detail: detail, Revision: 9}
+}
+
+func TestUpgrade_RollPatchesTheKubeletAndReportsProgressUntilConverged(t *testing.T) {
+	h := rollingHarness(t)
+	doc := upgrading(9, "v1.35.6", "pool-a")
+
+	if retry := h.exec.Execute(t.Context(), doc); !retry {
+		t.Error("first pass: retry = false, want true")
+	}
+	want := []patch{{mdNamespace, "pool-a", rollBody}}
+	if !reflect.DeepEqual(h.patcher.patches, want) {
+		t.Fatalf("patches:\n got %+v\nwant %+v", h.patcher.patches, want)
+	}
+	if h.fence.calls != 1 {
+		t.Errorf("%d fence checks, want 1", h.fence.calls)
+	}
+	upgradeReports(t, "first pass", h, upgradeAction("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)"))
+	if got := ofType(wire.ActionUpgrade, h.publisher.last(t).Actions); len(got) != 1 || got[0].Detail != "v1.34.9 → v1.35.6 (0/2)" {
+		t.Errorf("published %+v, want the in-progress report", got)
+	}
+
+	// machine-controller replaces one machine.
+	h.world.machines["pool-a-m1"].Kubelet = "v1.35.6"
+	if retry := h.exec.Execute(t.Context(), doc); !retry {
+		t.Error("mid-roll: retry = false, want true")
+	}
+	upgradeReports(t, "mid-roll", h, upgradeAction("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (1/2)"))
+
+	h.world.machines["pool-a-m2"].Kubelet = "v1.35.6"
+	if retry := h.exec.Execute(t.Context(), doc); retry {
+		t.Error("converged: retry = true, want false")
+	}
+	upgradeReports(t, "converged", h, upgradeAction("pool-a", wire.StatusDone, "v1.34.9 → v1.35.6 (2/2)"))
+	if len(h.patcher.patches) != 1 {
+		t.Errorf("%d patches, want the one roll", len(h.patcher.patches))
+	}
+	if h.world.nodeEnsures != 0 {
+		t.Errorf("upgrades ensured the Node cache %d times, want 0", h.world.nodeEnsures)
+	}
+}
+
+func TestUpgrade_ControlPlaneRefusalsPatchNothing(t *testing.T) {
+	cases := []struct {
+		name       string
+		version    string
+		versionErr error
+		keywords   []string
+	}{
+		{name: "75 unknown version", versionErr: errors.New("discovery: connection refused"),
+			keywords: []string{"control plane version unknown"}},
+		{name: "an unparsable version", version: "vX.Y.Z", keywords: []string{"control plane version unknown", "vX.Y.Z"}},
+		{name: "74 control plane behind the target", version: "v1.34.3",
+			keywords: []string{"control plane not yet at target", "v1.34.3", "v1.35.6"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := rollingHarness(t)
+			h.version.version, h.version.err = tc.version, tc.versionErr
+			if retry := h.exec.Execute(t.Context(), upgrading(9, "v1.35.6", "pool-a")); !retry {
+				t.Error("retry = false, want true")
+			}
+			if len(h.patcher.patches) != 0 || h.fence.calls != 0 {
+				t.Errorf("patches %+v, fence checks %d; want none", h.patcher.patches, h.fence.calls)
+			}
+			checkTyped(t, "store", wire.ActionUpgrade, h.store.Snapshot(),
+				[]report{{"pool-a", wire.StatusFailed, 9, strings.Join(tc.keywords, "|")}})
+		})
+	}
+}
+
+func TestUpgrade_OnePoolRollsAtATime(t *testing.T) {
+	h := rollingHarness(t, poolMD("pool-b", 1))
+	h.world.add(machine("pool-b-m1", "pool-b", "node-3"))
+	doc := upgrading(9, "v1.35.6", "pool-b", "pool-a")
+
+	h.exec.Execute(t.Context(), doc)
+	upgradeReports(t, "first pass", h,
+		upgradeAction("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)"),
+		upgradeAction("pool-b", wire.StatusPending, `one pool rolls at a time; waiting for pool "pool-a" to converge`))
+
+	h.world.machines["pool-a-m1"].Kubelet = "v1.35.6"
+	h.world.machines["pool-a-m2"].Kubelet = "v1.35.6"
+	if retry := h.exec.Execute(t.Context(), doc); !retry {
+		t.Error("retry = false, want true while pool-b rolls")
+	}
+	upgradeReports(t, "pool-a converged", h,
+		upgradeAction("pool-a", wire.StatusDone, "v1.34.9 → v1.35.6 (2/2)"),
+		upgradeAction("pool-b", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/1)"))
+	if len(h.patcher.patches) != 2 || h.patcher.patches[1].Name != "pool-b" {
+		t.Errorf("patches %+v, want pool-a then pool-b", h.patcher.patches)
+	}
+}
+
+func TestUpgrade_PatchFailureQueuesTheRest(t *testing.T) {
+	h := rollingHarness(t, poolMD("pool-b", 1))
+	h.patcher.err["pool-a"] = apierrors.NewForbidden(mdResource, "pool-a", errors.New("no patch verb"))
+	if retry := h.exec.Execute(t.Context(), upgrading(9, "v1.35.6", "pool-a", "pool-b")); !retry {
+		t.Error("retry = false, want true")
+	}
+	checkTyped(t, "store", wire.ActionUpgrade, h.store.Snapshot(), []report{
+		{"pool-a", wire.StatusFailed, 9, "patch failed|RBAC"},
+		{"pool-b", wire.StatusPending, 9, "queued"},
+	})
+	if len(h.patcher.patches) != 1 {
+		t.Errorf("patches %+v, want only pool-a's attempt", h.patcher.patches)
+	}
+}
+
+func TestUpgrade_NoDesiredVersionReadsNothing(t *testing.T) {
+	h := rollingHarness(t)
+	if retry := h.exec.Execute(t.Context(), upgrading(9, "", "pool-a")); retry {
+		t.Error("retry = true, want false")
+	}
+	if h.world.machineEnsures != 0 || h.world.machineLists != 0 || h.cluster.ensures != 0 || h.version.calls != 0 {
+		t.Errorf("Machine ensures %d, lists %d, MD ensures %d, version reads %d; want none",
+			h.world.machineEnsures, h.world.machineLists, h.cluster.ensures, h.version.calls)
+	}
+	if h.world.machineStops != 1 {
+		t.Errorf("Machine cache stops %d, want 1", h.world.machineStops)
+	}
+	if h.store.Snapshot() != nil || len(h.patcher.patches) != 0 {
+		t.Errorf("reports %+v, patches %+v; want none", h.store.Snapshot(), h.patcher.patches)
+	}
+}
+
+// A roll is not a heal: the healer counts the machines a roll set deleting
+// against its budget, and never unwedges them.
+func TestUpgrade_RollReplacementsUseUpTheHealingBudget(t *testing.T) {
+	h := rollingHarness(t)
+	h.world.machines["pool-a-m1"].Deleting = true // machine-controller replaces it
+	h.world.add(machine("pool-a-m3", "pool-a", "node-3"))
+	h.world.addNodes(node("node-1", "Unknown", start.Add(-24*time.Hour)), node("node-3", "False", start.Add(-time.Hour)))
+	h.world.pods = append(h.world.pods, stuckPod("apps", "web-0", "node-1"))
+	doc := healing(9, healPolicy(1, 0))
+	doc.Execution.Upgrades = true
+	v := "v1.35.6"
+	doc.KubernetesVersion = &v
+	doc.WorkerPools = upgrading(9, v, "pool-a").WorkerPools
+
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m3", wire.StatusPending, 9, "1 disruption(s) already in flight"},
+	})
+	if len(h.world.machineDeletes) != 0 || h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
+		t.Errorf("machine deletes %+v, pod lists %d, pod deletes %+v; want none",
+			h.world.machineDeletes, h.world.podLists, h.world.podDeletes)
+	}
+}
