@@ -101,9 +101,11 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string, extra ...stri
 }
 
 type desiredDoc struct {
-	Revision    int64          `json:"revision"`
-	WorkerPools []desiredPool  `json:"workerPools"`
-	Execution   map[string]any `json:"execution"`
+	Revision          int64          `json:"revision"`
+	KubernetesVersion string         `json:"kubernetesVersion,omitempty"`
+	WorkerPools       []desiredPool  `json:"workerPools"`
+	Execution         map[string]any `json:"execution"`
+	Healing           map[string]any `json:"healing,omitempty"`
 }
 
 type desiredPool struct {
