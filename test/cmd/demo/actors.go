@@ -12,17 +12,17 @@ import (
 
 // startMachines installs machine-controller's CRDs and runs the simulator
 // that plays it, with one worker pool.
-func startMachines(ctx context.Context, env *kube.Env) (stop func(), err error) {
+func startMachines(ctx context.Context, env *kube.Env) (world *clustersim.Sim, stop func(), err error) {
 	var paths []string
 	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
 		paths = append(paths, env.CRDPath(f))
 	}
 	if _, err := env.InstallCRDs(paths...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	world, err := clustersim.New(env.Config, clustersim.Options{JoinDelay: 3 * time.Second, Kubelet: "v1.37.2"})
+	world, err = clustersim.New(env.Config, clustersim.Options{JoinDelay: 3 * time.Second, Kubelet: "v1.37.2"})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -32,9 +32,9 @@ func startMachines(ctx context.Context, env *kube.Env) (stop func(), err error) 
 	if err := world.CreatePool(setup, "workers-a", 2, clustersim.PoolOptions{Kubelet: "v1.37.2"}); err != nil {
 		cancel()
 		<-done
-		return nil, err
+		return nil, nil, err
 	}
-	return func() { cancel(); <-done }, nil
+	return world, func() { cancel(); <-done }, nil
 }
 
 // startActors runs two actor replicas; leader election picks one.
@@ -64,12 +64,24 @@ func stopActors(procs []*kube.Process) {
 	}
 }
 
-// desiredDoc is what the simulated platform asks for: workers-a at n
-// machines, scaling authorized.
-func desiredDoc(rev int64, n int) map[string]any {
-	return map[string]any{
-		"revision":    rev,
-		"workerPools": []any{map[string]any{"name": "workers-a", "machineType": "cpx31", "desiredReplicas": n}},
-		"execution":   map[string]any{"scaling": true, "upgrades": false, "healing": false},
+// desired is what the simulated platform asks for of pool workers-a.
+type desired struct {
+	rev      int64
+	replicas int
+	healing  bool   // authorize self-healing, with a 60 s window and no cooldown
+	kubelet  string // authorize upgrades to this version; "" for none
+}
+
+func (d desired) doc() map[string]any {
+	doc := map[string]any{
+		"revision":    d.rev,
+		"workerPools": []any{map[string]any{"name": "workers-a", "machineType": "cpx31", "desiredReplicas": d.replicas}},
+		"execution":   map[string]any{"scaling": true, "upgrades": d.kubelet != "", "healing": d.healing},
+		"healing": map[string]any{"enabled": d.healing, "maxUnhealthy": 1, "unhealthyAfterSeconds": 60,
+			"nodeStartupTimeoutSeconds": 600, "cooldownSeconds": 0},
 	}
+	if d.kubelet != "" {
+		doc["kubernetesVersion"] = d.kubelet
+	}
+	return doc
 }

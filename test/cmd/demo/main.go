@@ -62,14 +62,14 @@ func run(ctx context.Context) error {
 		return err
 	}
 	say("Starting the machine-controller simulator with pool workers-a (2 machines)")
-	stopWorld, err := startMachines(ctx, env)
+	world, stopWorld, err := startMachines(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer stopWorld()
 
 	sim := platformsim.New(platformsim.Options{OnRequest: printBeat})
-	if err := sim.SetDesired(desiredDoc(1, 2), `"1-100"`); err != nil {
+	if err := sim.SetDesired(desired{rev: 1, replicas: 2}.doc(), `"1-100"`); err != nil {
 		return err
 	}
 	url, err := sim.Start()
@@ -123,7 +123,7 @@ func run(ctx context.Context) error {
 	say("Two actor replicas running as system:serviceaccount:kubehz-system:kubehz-actor; one leads (logs: .demo/actor-*.log)")
 	say("Every beat the platform accepts is printed below. Ctrl-C to stop.")
 
-	c.story(ctx, obs, sim)
+	c.story(ctx, obs, sim, world)
 
 	say("Stopping the observer")
 	code, stopErr := obs.Stop(15 * time.Second)

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
@@ -100,7 +101,7 @@ func (c *cluster) warning(ctx context.Context, ns, object, reason, message strin
 
 // story changes the cluster every so often, so the beats have something to
 // show, and reports the observer's memory; it returns on Ctrl-C.
-func (c *cluster) story(ctx context.Context, obs *kube.Process, sim *platformsim.Server) {
+func (c *cluster) story(ctx context.Context, obs *kube.Process, sim *platformsim.Server, world *clustersim.Sim) {
 	steps := []struct {
 		say string
 		do  func(context.Context) error
@@ -115,7 +116,17 @@ func (c *cluster) story(ctx context.Context, obs *kube.Process, sim *platformsim
 		}},
 		{"worker-2 recovers: Ready", func(ctx context.Context) error { return c.setReady(ctx, "worker-2", corev1.ConditionTrue) }},
 		{"the platform asks for 3 machines in workers-a (desired revision 2); the leading actor scales it", func(context.Context) error {
-			return sim.SetDesired(desiredDoc(2, 3), `"2-100"`)
+			return sim.SetDesired(desired{rev: 2, replicas: 3}.doc(), `"2-100"`)
+		}},
+		{"a workers-a machine's node has been NotReady for 5 minutes; the platform authorizes healing (revision 3): " +
+			"the actor deletes that Machine and its MachineSet recreates it", func(ctx context.Context) error {
+			if err := c.killWorker(ctx, world); err != nil {
+				return err
+			}
+			return sim.SetDesired(desired{rev: 3, replicas: 3, healing: true}.doc(), `"3-100"`)
+		}},
+		{"the platform asks for kubelet v1.37.3 on workers-a (revision 4): the actor rolls the pool node by node", func(context.Context) error {
+			return sim.SetDesired(desired{rev: 4, replicas: 3, healing: true, kubelet: "v1.37.3"}.doc(), `"4-100"`)
 		}},
 	}
 	tick := time.NewTicker(15 * time.Second)
@@ -144,6 +155,22 @@ func (c *cluster) story(ctx context.Context, obs *kube.Process, sim *platformsim
 	}
 }
 
+// killWorker makes the first live workers-a machine's node NotReady since
+// five minutes ago: past the 60 s window at once, so the demo need not wait.
+func (c *cluster) killWorker(ctx context.Context, world *clustersim.Sim) error {
+	ms, err := world.Machines(ctx, "workers-a")
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.Node != "" && !m.Deleting {
+			say("cluster: node %s (Machine %s) stops reporting", m.Node, m.Name)
+			return world.SetNodeCondition(ctx, m.Node, corev1.ConditionFalse, time.Now().Add(-5*time.Minute))
+		}
+	}
+	return fmt.Errorf("no joined workers-a machine to stop")
+}
+
 // printBeat shows what the platform received, one line per beat.
 func printBeat(r platformsim.Request) {
 	if r.Endpoint != platformsim.EndpointHeartbeat {
@@ -161,8 +188,8 @@ func printBeat(r platformsim.Request) {
 		Workloads struct{ Pods map[string]int }
 		Events    []struct{ Reason, Kind string }
 		Actions   []struct {
-			Type, Target, Status string
-			Revision             int64
+			Type, Target, Status, Detail string
+			Revision                     int64
 		}
 	}
 	if json.Unmarshal(r.Body, &p) != nil {
@@ -176,6 +203,9 @@ func printBeat(r platformsim.Request) {
 	actions := ""
 	for _, a := range p.Actions {
 		actions += fmt.Sprintf(" {%s %s %s rev %d}", a.Type, a.Target, a.Status, a.Revision)
+		if a.Type != "scale" {
+			actions += fmt.Sprintf(" %q", a.Detail) // the heal cause, the roll's n/m
+		}
 	}
 	say("platform: beat #%d  k8s %s  nodes[%s ]  pods %d (running %d, pending %d, succeeded %d, failed %d)  warnings %d  actions[%s ]  %d B",
 		r.Seq, p.Kubernetes.Version, nodes, pods["total"], pods["running"], pods["pending"], pods["succeeded"], pods["failed"],
