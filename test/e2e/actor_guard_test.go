@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -67,11 +68,18 @@ func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
 
 func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
 	world, mds := machineWorld(t)
-	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
+	if err := world.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{Kubelet: "v1.35.5"}); err != nil {
+		t.Fatal(err)
+	}
+	// A reason for each job: a bigger pool, a newer kubelet, and a worker
+	// dead for 5 minutes under an enabled healing policy.
+	waitFor(t, "pool-a has a Ready worker", time.Minute, func() bool { return readyReplacement(t, world, "pool-a", 1, "") })
+	if err := world.SetNodeCondition(ctxT(t), poolMachines(t, world, "pool-a")[0].Node, corev1.ConditionFalse, time.Now().Add(-5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	sim := startSim(t, platformsim.Options{})
-	if err := sim.SetDesired(desiredDoc{Revision: 3, Execution: map[string]any{"scaling": false, "upgrades": false, "healing": false},
+	if err := sim.SetDesired(desiredDoc{Revision: 3, KubernetesVersion: "v1.35.6",
+		Execution: map[string]any{"scaling": false, "upgrades": false, "healing": false}, Healing: healPolicy(1),
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 4}}}, `"3-000"`); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +103,8 @@ func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
 		t.Errorf("pool-a changed to %d", n)
 	}
 	for _, e := range actorRequests(t, start) {
-		if r := e.resource(); r == "machinedeployments" || r == "machines" {
+		switch r := e.resource(); r {
+		case "machinedeployments", "machines", "nodes", "pods":
 			t.Errorf("with every flag off the actor sent %s %s", e.Verb, r)
 		}
 	}
