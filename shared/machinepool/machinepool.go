@@ -69,6 +69,29 @@ func (r Resolver) Resolve(machineLabels map[string]string, machineSets []string)
 	return "", false
 }
 
+// Candidates returns every pool the Machine could belong to, sorted: each MD
+// whose selector matches its labels and the MD its MachineSet owner names.
+// Resolve picks one by the contract's order; the actor, which deletes and
+// rolls, treats a Machine with more than one candidate as owned by none,
+// because overlapping selectors could make a control-plane or autoscaler
+// pool's machine look like a worker pool's.
+func (r Resolver) Candidates(machineLabels map[string]string, machineSets []string) []string {
+	set := labels.Set(machineLabels)
+	var out []string
+	for _, p := range r.claiming {
+		if p.Selector.Matches(set) {
+			out = append(out, p.Name)
+		}
+	}
+	for _, ms := range machineSets {
+		if i := strings.LastIndex(ms, "-"); i >= 0 && r.exists[ms[:i]] {
+			out = append(out, ms[:i])
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Selector parses a MachineDeployment's spec.selector. An empty selector
 // would match every machine, so it is nil, like an absent or broken one.
 func Selector(md map[string]any) labels.Selector {

@@ -363,8 +363,14 @@ func healPolicy(maxUnhealthy int, cooldownSeconds int64) desired.Healing {
 		NodeStartupTimeoutSeconds: 600, CooldownSeconds: cooldownSeconds}
 }
 
+// healing authorizes healing of the tests' pools: the document names
+// every pool a test creates, since the actor heals only named pools.
 func healing(rev int64, policy desired.Healing) desired.Document {
-	return desired.Document{Revision: rev, Execution: desired.Execution{Healing: true}, Healing: policy}
+	doc := desired.Document{Revision: rev, Execution: desired.Execution{Healing: true}, Healing: policy}
+	for _, name := range []string{"edge-cp-pool", "pool-a", "pool-auto", "pool-b"} {
+		doc.WorkerPools = append(doc.WorkerPools, desired.Pool{Name: name, MachineType: "cpx31"})
+	}
+	return doc
 }
 
 func upgrading(rev int64, version string, pools ...string) desired.Document {

@@ -84,7 +84,7 @@ func (w world) observed() heal.Observed {
 		Pools:    make(map[string]heal.Pool, len(w.mds)),
 	}
 	for _, m := range w.machines {
-		pool, _ := w.resolver.Resolve(m.Labels, m.MachineSets)
+		pool := owner(w.resolver, m)
 		o.Machines = append(o.Machines, heal.Machine{
 			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Pool: pool,
 			ControlPlane: m.ControlPlane, Created: m.Created, Deleting: m.Deleting, NodeName: m.NodeName,
@@ -97,6 +97,17 @@ func (w world) observed() heal.Observed {
 		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
 	}
 	return o
+}
+
+// owner is the one pool that could own m, or "" when none or several could:
+// overlapping selectors, or a selector and a MachineSet owner that disagree,
+// might dress a control-plane or autoscaler machine as a worker, so such a
+// machine is treated as unowned and never deleted.
+func owner(r machinepool.Resolver, m *cluster.Machine) string {
+	if c := r.Candidates(m.Labels, m.MachineSets); len(c) == 1 {
+		return c[0]
+	}
+	return ""
 }
 
 func poolOf(r *cluster.Record) guard.Pool {
@@ -115,7 +126,12 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	now := e.now()
 	o := w.observed()
 	e.unwedge(ctx, o, doc.Revision, now)
-	d := heal.Decide(o, heal.PolicyFrom(doc.Healing, doc.Revision), e.Memory, now)
+	policy := heal.PolicyFrom(doc.Healing, doc.Revision)
+	policy.Named = make(map[string]bool, len(doc.WorkerPools))
+	for _, p := range doc.WorkerPools {
+		policy.Named[p.Name] = true
+	}
+	d := heal.Decide(o, policy, e.Memory, now)
 	e.Store.Prune(wire.ActionHeal, d.Keep)
 	if d.Storm {
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",

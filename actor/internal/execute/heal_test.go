@@ -951,3 +951,23 @@ func TestHeal_LaggingMachineCacheKeepsTheDoneReport(t *testing.T) {
 		t.Errorf("machine deletes %+v, want exactly the first", h.world.machineDeletes)
 	}
 }
+
+// A machine its selector places in a worker pool but whose MachineSet owner
+// names a control-plane pool could be either: it is treated as unowned and
+// never deleted. So is a machine of a pool the document does not name.
+func TestHeal_AmbiguouslyOwnedOrUnnamedMachinesAreRefused(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2), poolMD("prod-cp", 1), poolMD("unnamed", 1))
+	m1 := machine("pool-a-m1", "pool-a", "node-1")
+	m1.MachineSets = []string{"prod-cp-5c4b"}
+	h.world.add(m1, machine("unnamed-m1", "unnamed", "node-2"))
+	down := start.Add(-10 * time.Minute)
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "False", down))
+	h.exec.Execute(t.Context(), healing(4, healPolicy(2, 0)))
+	if len(h.world.machineDeletes) != 0 {
+		t.Fatalf("machine deletes %+v, want none", h.world.machineDeletes)
+	}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusFailed, 4, "no owning MachineDeployment"},
+		{"unnamed-m1", wire.StatusFailed, 4, "not among the desired state's workerPools"},
+	})
+}

@@ -92,7 +92,10 @@ func (e *Executor) observeUpgrade(ctx context.Context) upgrade.Observed {
 	return o
 }
 
+// upgradeMachine counts m toward the one pool that owns it; a machine
+// several pools could own counts toward none, but still shows each of them
+// as rolling if its kubelet differs.
 func upgradeMachine(m *cluster.Machine, r machinepool.Resolver) upgrade.Machine {
-	pool, _ := r.Resolve(m.Labels, m.MachineSets)
-	return upgrade.Machine{Name: m.Name, Pool: pool, Kubelet: m.Kubelet, NodeName: m.NodeName, Deleting: m.Deleting}
+	return upgrade.Machine{Name: m.Name, Pool: owner(r, m), Candidates: r.Candidates(m.Labels, m.MachineSets),
+		Kubelet: m.Kubelet, NodeName: m.NodeName, Deleting: m.Deleting}
 }

@@ -131,6 +131,9 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 	case pool.Autoscaler != "":
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, pool.Autoscaler))
+	case !p.Named[m.Pool]:
+		return report(wire.StatusFailed, fmt.Sprintf(
+			"refusing: pool %q is not among the desired state's workerPools; %s", m.Pool, c.Cause))
 	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))

@@ -616,3 +616,21 @@ func TestHeal_DecideDoesNotChangeMemoryOrInput(t *testing.T) {
 	}
 	same(t, "machines", machines, []Machine{machine("m2", "workers", "n2"), machine("m1", "workers", "n1")})
 }
+
+// The actor touches only pools the document names: a dead worker of any
+// other pool is refused, and still counts toward the storm brake.
+func TestHeal_MachineOfAPoolTheDocumentDoesNotNameIsRefused(t *testing.T) {
+	o := Observed{
+		Machines: []Machine{machine("m1", "unnamed", "n1")},
+		Nodes:    nodesOf(Node{Name: "n1", Ready: ReadyFalse, Since: now.Add(-5 * time.Minute)}),
+		Pools:    map[string]Pool{"unnamed": {}},
+	}
+	d := Decide(o, policy(), NewMemory(now.Add(-time.Hour)), now)
+	if len(d.Steps) != 1 || d.Steps[0].Delete != nil || d.Steps[0].Action.Status != "failed" ||
+		!strings.Contains(d.Steps[0].Action.Detail, "not among the desired state's workerPools") {
+		t.Fatalf("steps %+v, want one refusal naming the workerPools", d.Steps)
+	}
+	if !d.Keep["m1"] {
+		t.Error("the refused candidate is not kept")
+	}
+}

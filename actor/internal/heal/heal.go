@@ -77,6 +77,10 @@ type Policy struct {
 	StartupTimeout time.Duration // floored at MinWindow
 	Cooldown       time.Duration // no floor: 0 means no pause
 	Revision       int64
+	// Named holds the pools the desired document names. A machine in any
+	// other pool is refused: the actor touches only what the platform
+	// named, whatever machine-controller holds besides.
+	Named map[string]bool
 }
 
 // PolicyFrom applies the floors to the document's healing block.

@@ -29,8 +29,13 @@ func policy() Policy {
 		StartupTimeout: 600 * time.Second,
 		Cooldown:       900 * time.Second,
 		Revision:       testRev,
+		Named:          named,
 	}
 }
+
+// named is every pool the tests' documents name: all but "unnamed".
+var named = map[string]bool{"auto": true, "both": true, "edge-cp-pool": true, "ghost": true, "pool-a": true,
+	"pool-b": true, "pool-c": true, "pool-m": true, "pool-q": true, "pool-z": true, "prod-cp-1": true, "scaled": true, "workers": true}
 
 // with returns p changed by f, so a table row states only what differs.
 func with(p Policy, f func(*Policy)) Policy {

@@ -19,7 +19,7 @@ type pass struct {
 	cp      Version
 	cpOK    bool
 	mem     Memory
-	rolling string // the pool being rolled, "" when none
+	rolling []string // the pools being rolled, by name
 	retry   bool
 }
 
@@ -81,10 +81,14 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 		return report(wire.StatusFailed, why)
 	}
 	ps.retry = true
-	if ps.rolling != "" {
-		return report(wire.StatusPending, oneAtATime(ps.rolling))
+	// A pool whose own earlier roll is unfinished may be sent a new target
+	// (machine-controller rolls it again); any other pool's roll blocks.
+	for _, other := range ps.rolling {
+		if other != s.name {
+			return report(wire.StatusPending, oneAtATime(other))
+		}
 	}
-	ps.rolling = s.name
+	ps.rolling = append(ps.rolling, s.name)
 	step, _ = report(wire.StatusInProgress, progressDetail(s.md.Kubelet, ps.target, s.n, s.m))
 	step.Patch = &Patch{
 		MD:              s.name,

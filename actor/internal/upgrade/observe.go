@@ -91,6 +91,43 @@ func derivedFrom(machines []Machine, target string) string {
 	return target
 }
 
+// rollingPools returns, by name, the worker pools machine-controller is
+// rolling, whatever the document asks: one of their machines, deleting ones
+// too (an old machine not yet gone), runs a kubelet other than their
+// MachineDeployment's. Control-plane and autoscaler pools are never ours to
+// roll and never block.
+func rollingPools(o Observed) []string {
+	names := make([]string, 0, len(o.MDs))
+	for name := range o.MDs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []string
+	for _, name := range names {
+		md := o.MDs[name]
+		g := md.Guard
+		g.Name = name
+		if md.Kubelet == "" || guard.ControlPlaneReason(g) != "" || guard.AutoscalerKey(md.Annotations) != "" {
+			continue
+		}
+		for _, mc := range o.Machines {
+			if claims(mc, name) && mc.Kubelet != "" && !sameVersion(mc.Kubelet, md.Kubelet) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// claims reports whether pool is one the machine could belong to.
+func claims(mc Machine, pool string) bool {
+	if mc.Candidates == nil {
+		return mc.Pool == pool
+	}
+	return slices.Contains(mc.Candidates, pool)
+}
+
 // sameVersion compares two version strings ignoring a leading "v".
 func sameVersion(a, b string) bool {
 	return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v")

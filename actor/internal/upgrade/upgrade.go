@@ -40,8 +40,11 @@ type MD struct {
 // Machine is the compact record of one Machine, already resolved to its pool
 // by the caller (CONTRACT §5.3).
 type Machine struct {
-	Name     string
-	Pool     string // owning MD name, "" when unresolved
+	Name string
+	Pool string // owning MD name, "" when unresolved or claimed by several
+	// Candidates names every MD that could own the machine; nil means just
+	// Pool. A machine claimed by several shows each of them rolling.
+	Candidates []string
 	Kubelet  string // spec.versions.kubelet
 	NodeName string // status.nodeRef.name; "" until the node has joined
 	Deleting bool
@@ -173,12 +176,17 @@ func decideValid(names []string, o Observed, p Policy, target string, mem Memory
 	}
 	states := observe(names, o, target)
 	ps := newPass(p, target, o.ControlPlane, mem)
+	// Every pool being rolled blocks the others: those the document asks
+	// for that are mid-roll to its target, and any roll it no longer asks
+	// for (a changed target, a pool dropped from the list) still running.
 	for _, s := range states {
 		if s.rolling() {
-			ps.rolling = s.name // the first in name order is named in details
-			break
+			ps.rolling = append(ps.rolling, s.name)
 		}
 	}
+	ps.rolling = append(ps.rolling, rollingPools(o)...)
+	slices.Sort(ps.rolling)
+	ps.rolling = slices.Compact(ps.rolling)
 	out := make(map[string]Step, len(states))
 	for _, s := range states {
 		if step, ok := ps.decide(s); ok {

@@ -1,0 +1,78 @@
+package upgrade
+
+import (
+	"strings"
+	"testing"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+// A roll the document no longer asks for still blocks every other pool: the
+// safety test found each of these starting a second roll.
+func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *testing.T) {
+	cases := []struct {
+		name     string
+		o        Observed
+		pools    []string
+		target   string
+		blocking string
+	}{
+		{
+			name: "the rolling pool left the document",
+			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 2)), ControlPlane: cpV,
+				Machines: []Machine{joined("a-1", "pool-a", oldV), joined("a-2", "pool-a", newV),
+					joined("b-1", "pool-b", oldV), joined("b-2", "pool-b", oldV)}},
+			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+		},
+		{
+			name: "the target changed under the rolling pool",
+			o: Observed{MDs: mdsOf(worker("pool-a", "v1.35.7", 2), worker("pool-b", oldV, 2)), ControlPlane: cpV,
+				Machines: []Machine{joined("a-1", "pool-a", oldV), joined("a-2", "pool-a", "v1.35.7"),
+					joined("b-1", "pool-b", oldV), joined("b-2", "pool-b", oldV)}},
+			pools: []string{"pool-a", "pool-b"}, target: newV, blocking: "pool-a",
+		},
+		{
+			name: "an old machine of a finished roll is still deleting",
+			o: Observed{MDs: mdsOf(worker("pool-a", newV, 1), worker("pool-b", oldV, 1)), ControlPlane: cpV,
+				Machines: []Machine{{Name: "a-1", Pool: "pool-a", Kubelet: oldV, NodeName: "n", Deleting: true},
+					joined("a-2", "pool-a", newV), joined("b-1", "pool-b", oldV)}},
+			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+		},
+		{
+			name: "a machine two pools claim shows both rolling",
+			o: Observed{MDs: mdsOf(worker("pool-a", newV, 1), worker("pool-b", oldV, 1), worker("pool-c", oldV, 1)), ControlPlane: cpV,
+				Machines: []Machine{{Name: "x-1", Candidates: []string{"pool-a", "pool-c"}, Kubelet: oldV, NodeName: "n"},
+					joined("b-1", "pool-b", oldV)}},
+			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			steps, retry := Plan(tc.o, policyFor(tc.target, tc.pools...), Memory{})
+			for _, s := range steps {
+				if s.Patch != nil {
+					t.Fatalf("patched %s while %s rolls", s.Patch.MD, tc.blocking)
+				}
+			}
+			last := steps[len(steps)-1].Action
+			if last.Target != "pool-b" || last.Status != wire.StatusPending || !strings.Contains(last.Detail, "one pool rolls at a time") ||
+				!strings.Contains(last.Detail, tc.blocking) {
+				t.Errorf("pool-b: %+v, want pending naming %s", last, tc.blocking)
+			}
+			if !retry {
+				t.Error("retry = false while waiting")
+			}
+		})
+	}
+}
+
+// A pool whose own roll is unfinished may be sent a newer target: that is
+// still one pool rolling.
+func TestUpgrade_ARollingPoolMayBeSentANewerTarget(t *testing.T) {
+	o := Observed{MDs: mdsOf(worker("pool-a", "v1.35.5", 2)), ControlPlane: cpV,
+		Machines: []Machine{joined("a-1", "pool-a", "v1.35.4"), joined("a-2", "pool-a", "v1.35.5")}}
+	steps, _ := Plan(o, policyFor(newV, "pool-a"), Memory{})
+	if len(steps) != 1 || steps[0].Patch == nil || steps[0].Patch.Target != newV {
+		t.Fatalf("steps %+v, want pool-a patched to %s", steps, newV)
+	}
+}
