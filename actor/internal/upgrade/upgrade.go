@@ -45,9 +45,9 @@ type Machine struct {
 	// Candidates names every MD that could own the machine; nil means just
 	// Pool. A machine claimed by several shows each of them rolling.
 	Candidates []string
-	Kubelet  string // spec.versions.kubelet
-	NodeName string // status.nodeRef.name; "" until the node has joined
-	Deleting bool
+	Kubelet    string // spec.versions.kubelet
+	NodeName   string // status.nodeRef.name; "" until the node has joined
+	Deleting   bool
 }
 
 // Observed is what the executor read for this pass.
