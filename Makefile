@@ -18,18 +18,26 @@ build:
 controlplane:
 	@hack/controlplane.sh >/dev/null
 
+# The randomized safety test runs on its own so its seed and totals print.
+SAFETY := TestSafety_TenThousandRandomScenarios
+
 ## test: every test of every module, with the race detector, on a real
-## apiserver; meanwhile the end-to-end suite again on Kubernetes 1.35
+## apiserver, and the randomized safety test printing its seed; meanwhile
+## the end-to-end suite again on Kubernetes 1.35
 test: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
 	hack/controlplane.sh 1.35 >/dev/null; \
 	log="$$(mktemp)"; \
 	$(MAKE) --no-print-directory test-k8s-1.35 >"$$log" 2>&1 & compat=$$!; \
-	trap 'kill $$compat 2>/dev/null || true; rm -f "$$log"' EXIT; \
+	trap 'kill $$compat 2>/dev/null || true; rm -f "$$log" "$$log.safety"' EXIT; \
 	for m in $(MODULES); do \
 	  echo "== $$m"; \
-	  (cd $$m && go test -race -count=1 -timeout 30m ./...); \
+	  (cd $$m && go test -race -count=1 -timeout 30m -skip '^$(SAFETY)$$' ./...); \
 	done; \
+	echo "== actor: $(SAFETY)"; \
+	(cd actor && go test -race -count=1 -run '^$(SAFETY)$$' -v ./internal/safety >"$$log.safety" 2>&1) || \
+	  { cat "$$log.safety"; exit 1; }; \
+	grep -E 'seed|totals|^ok' "$$log.safety"; rm -f "$$log.safety"; \
 	status=0; wait $$compat || status=$$?; cat "$$log"; exit $$status
 
 ## test-k8s-1.35: the end-to-end suite on kube-apiserver 1.35, what pilot clusters run
