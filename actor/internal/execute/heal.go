@@ -2,10 +2,7 @@ package execute
 
 import (
 	"context"
-	"errors"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
@@ -180,79 +177,4 @@ func (e *Executor) deleteMachine(ctx context.Context, st heal.Step) (wire.Action
 		err = e.Deleter.DeleteMachine(wctx, e.Namespace, d.Machine, d.UID, d.ResourceVersion)
 	}
 	return heal.Outcome(st, err, e.Namespace)
-}
-
-// unwedge force-deletes the pods stuck Terminating on the dead node of a
-// machine this term deleted, once per machine (§4.5).
-func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now time.Time) {
-	if e.Pods == nil {
-		return // no pod source: nothing to unwedge with
-	}
-	drop, due := heal.Due(e.Memory, o, e.EvictionTimeout, now)
-	for _, name := range drop {
-		delete(e.Memory.Tracked, name)
-	}
-	for _, name := range due {
-		t := e.Memory.Tracked[name]
-		e.step()
-		pods, err := e.Pods.PodsOn(ctx, t.Node)
-		if apierrors.IsForbidden(err) {
-			t.Attempted = true
-			e.Store.Upsert(heal.UnwedgeForbidden(name, t, "list", now, rev))
-			e.Log.Error("Eviction unwedge forbidden: cannot list pods; never retried for this machine", "machine", name, "node", t.Node, "err", err)
-			continue
-		}
-		if err != nil {
-			e.Log.Warn("Eviction unwedge: cannot list pods; trying again next poll", "machine", name, "node", t.Node, "err", err)
-			continue
-		}
-		stuck := heal.Stuck(pods, t.Node)
-		if len(stuck) == 0 {
-			continue
-		}
-		t.Attempted = true
-		deleted, failed, forbidden, fenced := e.forceDelete(ctx, stuck)
-		if fenced && deleted == 0 {
-			// The lease check failed before any pod went, which is not the
-			// unwedge failing: keep the one attempt for the next pass.
-			t.Attempted = false
-			e.Log.Warn("Eviction unwedge deferred: the write fence refused; trying again next poll", "machine", name, "node", t.Node)
-			continue
-		}
-		a := heal.Unwedged(name, t, deleted, failed, now, rev)
-		if forbidden {
-			a = heal.UnwedgeForbidden(name, t, "delete", now, rev)
-			e.Log.Error("Eviction unwedge forbidden: cannot delete pods; never retried for this machine", "machine", name, "node", t.Node)
-		}
-		e.Store.Upsert(a)
-		e.Log.Info("Eviction unwedge", "machine", name, "node", t.Node, "forceDeleted", deleted, "failed", failed)
-	}
-}
-
-// forceDelete deletes each stuck pod with grace 0 and its UID as a
-// precondition. A pod already gone or replaced (404, 409) is fine; a
-// Forbidden stops at once, and so does a fence that refuses (fenced): the
-// pods left are counted failed.
-func (e *Executor) forceDelete(ctx context.Context, pods []heal.Pod) (deleted, failed int, forbidden, fenced bool) {
-	for i, p := range pods {
-		e.step()
-		wctx, cancel, err := e.Fence.Write(ctx)
-		if err != nil {
-			return deleted, failed + len(pods) - i, false, true
-		}
-		err = e.Deleter.DeletePod(wctx, p.Namespace, p.Name, p.UID)
-		cancel()
-		switch {
-		case err == nil:
-			deleted++
-		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
-		case apierrors.IsForbidden(err):
-			return deleted, failed, true, false
-		case errors.Is(err, context.Canceled):
-			return deleted, failed + len(pods) - i, false, false // the term is ending
-		default:
-			failed++
-		}
-	}
-	return deleted, failed, false, false
 }

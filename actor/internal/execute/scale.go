@@ -1,0 +1,152 @@
+package execute
+
+import (
+	"context"
+	"strings"
+
+	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/scale"
+	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/shared/wire"
+)
+
+// scale runs the P3 pass and reports whether it wants a retry.
+func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
+	pools := make([]scale.Pool, 0, len(doc.WorkerPools))
+	for _, p := range doc.WorkerPools {
+		sp := scale.Pool{Name: p.Name, Unknown: p.DesiredReplicas == nil}
+		if p.DesiredReplicas != nil {
+			sp.DesiredReplicas = *p.DesiredReplicas
+		}
+		pools = append(pools, sp)
+	}
+	if len(pools) == 0 {
+		return false
+	}
+	var records map[string]*cluster.Record
+	var listErr error
+	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
+		listErr = err
+	} else {
+		records = e.MDs.List()
+	}
+	policy := scale.Policy{MaxReplicas: e.MaxReplicas, Namespace: e.Namespace, Revision: doc.Revision}
+	steps := scale.Plan(pools, toMDs(records), listErr, policy)
+	if records != nil && e.confirm(ctx, steps, records) {
+		steps = scale.Plan(pools, toMDs(records), nil, policy)
+	}
+	// What this revision reported before the pass, to tell news from a
+	// repeat once the in-progress mark has passed through the store.
+	before := map[string]wire.Action{}
+	for _, a := range e.Store.Snapshot() {
+		if a.Type == wire.ActionScale {
+			before[a.Target] = a
+		}
+	}
+	// outcomes holds only the reports of steps that wrote or were queued:
+	// scale.Retry reads refusals from the plan, and they never retry.
+	outcomes := make([]wire.Action, 0, len(steps))
+	halted := false
+	for _, st := range steps {
+		e.step()
+		if halted {
+			// §4.1 step 0: every later pool waits for the next poll.
+			a := scale.Queued(st.Action.Target, doc.Revision)
+			e.Store.Upsert(a)
+			outcomes = append(outcomes, a)
+			continue
+		}
+		e.Store.Upsert(st.Action)
+		final, halt := st.Action, false
+		if st.Patch != nil {
+			final, halt = scale.Outcome(st, e.patch(ctx, st.Patch))
+			e.Store.Upsert(final)
+			outcomes = append(outcomes, final)
+		}
+		halted = halted || halt
+		if prev, ok := before[final.Target]; !ok || prev != final {
+			// Only a new outcome is news; a retry pass that repeats one
+			// would only flood the object's events.
+			e.event(ctx, records, final)
+		}
+	}
+	return scale.Retry(steps, outcomes)
+}
+
+// confirm re-reads, straight from the apiserver, every MachineDeployment
+// behind a final decision that writes nothing, since the cache may lag a
+// change that would alter it. It refreshes records in place and reports
+// whether anything differed, so the caller can plan again on fresh data.
+func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*cluster.Record) bool {
+	changed := false
+	for _, st := range steps {
+		a := st.Action
+		final := st.Patch == nil && (a.Status == wire.StatusDone || strings.Contains(a.Detail, "no MachineDeployment"))
+		if !final {
+			continue
+		}
+		e.step()
+		fresh, err := e.MDs.Get(ctx, a.Target)
+		if err != nil {
+			continue // the cached view stands; the next pass reads again
+		}
+		cached, had := records[a.Target]
+		switch {
+		case fresh == nil && had:
+			delete(records, a.Target)
+			changed = true
+		case fresh != nil && (!had || cached.ResourceVersion != fresh.ResourceVersion):
+			records[a.Target] = fresh
+			changed = true
+		}
+	}
+	return changed
+}
+
+func toMDs(records map[string]*cluster.Record) map[string]scale.MD {
+	if records == nil {
+		return nil
+	}
+	out := make(map[string]scale.MD, len(records))
+	for name, r := range records {
+		out[name] = scale.MD{
+			Name: r.Name, ResourceVersion: r.ResourceVersion, Replicas: r.Replicas,
+			Labels: r.Labels, Annotations: r.Annotations, TemplateLabels: r.TemplateLabels,
+			TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels,
+		}
+	}
+	return out
+}
+
+// patch writes one decided scaling patch under the fence. A lost lease
+// fails this pool and halts the pass; the elector ends the term on its own.
+func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
+	return e.patchBody(ctx, p.Namespace, p.MD, p.Body())
+}
+
+// patchBody sends one merge patch to a MachineDeployment under the fence.
+func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []byte) error {
+	wctx, cancel, err := e.Fence.Write(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	return e.Patcher.PatchMD(wctx, namespace, md, body)
+}
+
+// event records every act and refusal on the MachineDeployment it concerns,
+// so `kubectl describe machinedeployment` says what the agent did and why.
+func (e *Executor) event(ctx context.Context, records map[string]*cluster.Record, a wire.Action) {
+	md, ok := records[a.Target]
+	if !ok || a.Status == wire.StatusPending && a.Detail == "" {
+		return
+	}
+	reason := map[string]string{
+		wire.StatusDone: "KubehzScaled", wire.StatusFailed: "KubehzRefused",
+		wire.StatusInProgress: "KubehzScaling", wire.StatusPending: "KubehzPending",
+	}[a.Status]
+	if a.Status == wire.StatusDone && strings.HasPrefix(a.Detail, "already at") {
+		reason = "KubehzInSync"
+	}
+	e.Events.MDEvent(ctx, md, a.Status == wire.StatusFailed, reason, eventMessage(a))
+}
