@@ -971,3 +971,19 @@ func TestHeal_AmbiguouslyOwnedOrUnnamedMachinesAreRefused(t *testing.T) {
 		{"unnamed-m1", wire.StatusFailed, 4, "not among the desired state's workerPools"},
 	})
 }
+
+// The cache may lag a recovery: a node the cache still shows NotReady but
+// the apiserver shows Ready gets nothing force-deleted, and the attempt is
+// kept.
+func TestUnwedge_FreshNodeReadOverridesAStaleCache(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.liveNodes = map[string]*cluster.Node{"node-1": node("node-1", "True", start.Add(time.Minute))}
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
+		t.Fatalf("pod lists %d, pod deletes %+v for a node the apiserver shows Ready", h.world.podLists, h.world.podDeletes)
+	}
+	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
+		t.Fatalf("tracked %+v, want the attempt unused", tr)
+	}
+}

@@ -23,6 +23,9 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 	for _, name := range due {
 		t := e.Memory.Tracked[name]
 		e.step()
+		if !e.stillUnreachable(ctx, t.Node) {
+			continue // the attempt is kept for a later outage
+		}
 		pods, err := e.Pods.PodsOn(ctx, t.Node)
 		if apierrors.IsForbidden(err) {
 			t.Attempted = true
@@ -55,6 +58,18 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		e.Store.Upsert(a)
 		e.Log.Info("Eviction unwedge", "machine", name, "node", t.Node, "forceDeleted", deleted, "failed", failed)
 	}
+}
+
+// stillUnreachable re-reads the node from the apiserver before anything is
+// force-deleted on it, since the cache may lag a recovery: only a node that
+// still exists with a Ready condition that is not True qualifies.
+func (e *Executor) stillUnreachable(ctx context.Context, node string) bool {
+	n, err := e.Nodes.Get(ctx, node)
+	if err != nil {
+		e.Log.Warn("Eviction unwedge: cannot re-read the node; trying again next poll", "node", node, "err", err)
+		return false
+	}
+	return n != nil && n.Ready != heal.ReadyTrue && n.Ready != ""
 }
 
 // forceDelete deletes each stuck pod with grace 0 and its UID as a
