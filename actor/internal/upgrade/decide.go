@@ -116,9 +116,16 @@ func (ps *pass) preflight(s poolState) (string, bool) {
 	if !ok {
 		return unparsedKubelet(s.name, s.md.Kubelet, ps.target), false
 	}
-	// G-8: the original rolled workers down when told to.
+	// G-8: the original rolled workers down when told to. A live machine
+	// already running a newer kubelet than its template (a template rolled
+	// back by hand) would be rolled down too, so it counts.
 	if ps.want.compare(current) < 0 {
 		return downgrade(s.name, s.md.Kubelet, ps.target), false
+	}
+	for _, mc := range s.machines {
+		if v, ok := ParseVersion(mc.Kubelet); ok && !mc.Deleting && ps.want.compare(v) < 0 {
+			return downgrade(s.name, mc.Kubelet+" on Machine "+mc.Name, ps.target), false
+		}
 	}
 	if !ps.cpOK {
 		return controlPlaneUnknown(ps.cpRaw), true

@@ -94,7 +94,7 @@ func derivedFrom(machines []Machine, target string) string {
 // rollingPools returns, by name, the worker pools machine-controller is
 // rolling, whatever the document asks: one of their machines, deleting ones
 // too (an old machine not yet gone), runs a kubelet other than their
-// MachineDeployment's. Control-plane and autoscaler pools are never ours to
+// MachineDeployment's, or names none. Control-plane and autoscaler pools are never ours to
 // roll and never block.
 func rollingPools(o Observed) []string {
 	names := make([]string, 0, len(o.MDs))
@@ -111,7 +111,8 @@ func rollingPools(o Observed) []string {
 			continue
 		}
 		for _, mc := range o.Machines {
-			if claims(mc, name) && mc.Kubelet != "" && !sameVersion(mc.Kubelet, md.Kubelet) {
+			// A machine naming no kubelet cannot be shown to be done.
+			if claims(mc, name) && (mc.Kubelet == "" || !sameVersion(mc.Kubelet, md.Kubelet)) {
 				out = append(out, name)
 				break
 			}

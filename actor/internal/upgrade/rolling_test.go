@@ -76,3 +76,26 @@ func TestUpgrade_ARollingPoolMayBeSentANewerTarget(t *testing.T) {
 		t.Fatalf("steps %+v, want pool-a patched to %s", steps, newV)
 	}
 }
+
+// A live machine already newer than the target would be rolled down: that
+// is a downgrade, even when the template is older.
+func TestUpgrade_AMachineNewerThanTheTargetMakesItADowngrade(t *testing.T) {
+	o := Observed{MDs: mdsOf(worker("pool-a", "v1.34.1", 2)), ControlPlane: cpV,
+		Machines: []Machine{joined("a-1", "pool-a", "v1.34.1"), joined("a-2", "pool-a", "v1.35.9")}}
+	steps, _ := Plan(o, policyFor(newV, "pool-a"), Memory{})
+	if len(steps) != 1 || steps[0].Patch != nil || !strings.Contains(steps[0].Action.Detail, "downgrade") ||
+		!strings.Contains(steps[0].Action.Detail, "a-2") {
+		t.Fatalf("steps %+v, want a downgrade refusal naming Machine a-2", steps)
+	}
+}
+
+// A machine naming no kubelet cannot be shown to have finished a roll, so
+// its pool counts as rolling.
+func TestUpgrade_AMachineWithoutAKubeletKeepsItsPoolRolling(t *testing.T) {
+	o := Observed{MDs: mdsOf(worker("pool-a", newV, 1), worker("pool-b", oldV, 1)), ControlPlane: cpV,
+		Machines: []Machine{{Name: "a-1", Pool: "pool-a", NodeName: "n"}, joined("b-1", "pool-b", oldV)}}
+	steps, _ := Plan(o, policyFor(newV, "pool-b"), Memory{})
+	if len(steps) != 1 || steps[0].Patch != nil || !strings.Contains(steps[0].Action.Detail, "pool-a") {
+		t.Fatalf("steps %+v, want pool-b waiting for pool-a", steps)
+	}
+}
