@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/scale"
@@ -41,7 +42,7 @@ type eventRecorder struct {
 	log      *slog.Logger
 }
 
-func (r *eventRecorder) MDEvent(ctx context.Context, md *cluster.Record, warning bool, reason, message string) {
+func (r *eventRecorder) Event(ctx context.Context, obj execute.Object, warning bool, reason, message string) {
 	wctx, cancel, err := r.fence.Write(ctx)
 	if err != nil {
 		return
@@ -53,18 +54,18 @@ func (r *eventRecorder) MDEvent(ctx context.Context, md *cluster.Record, warning
 	}
 	now := metav1.NewTime(time.Now())
 	ev := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: md.Name + ".", Namespace: md.Namespace},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: obj.Name + ".", Namespace: obj.Namespace},
 		InvolvedObject: corev1.ObjectReference{
-			APIVersion: "cluster.k8s.io/v1alpha1", Kind: "MachineDeployment",
-			Namespace: md.Namespace, Name: md.Name, UID: md.UID, ResourceVersion: md.ResourceVersion,
+			APIVersion: "cluster.k8s.io/v1alpha1", Kind: obj.Kind,
+			Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID, ResourceVersion: obj.ResourceVersion,
 		},
 		Type: typ, Reason: reason, Message: message, Count: 1,
 		FirstTimestamp: now, LastTimestamp: now,
 		Source:              corev1.EventSource{Component: "kubehz-actor"},
 		ReportingController: "kubehz.dev/actor", ReportingInstance: r.identity,
 	}
-	if _, err := r.client.CoreV1().Events(md.Namespace).Create(wctx, ev, metav1.CreateOptions{}); err != nil {
-		r.log.Warn("Cannot record an Event on the MachineDeployment", "machineDeployment", md.Namespace+"/"+md.Name, "err", err)
+	if _, err := r.client.CoreV1().Events(obj.Namespace).Create(wctx, ev, metav1.CreateOptions{}); err != nil {
+		r.log.Warn("Cannot record an Event", "kind", obj.Kind, "object", obj.Namespace+"/"+obj.Name, "err", err)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
@@ -28,9 +30,16 @@ type Patcher interface {
 	PatchMD(ctx context.Context, namespace, name string, body []byte) error
 }
 
-// Recorder writes a Kubernetes Event on a MachineDeployment.
+// Recorder writes a Kubernetes Event on a MachineDeployment or a Machine.
 type Recorder interface {
-	MDEvent(ctx context.Context, md *cluster.Record, warning bool, reason, message string)
+	Event(ctx context.Context, obj Object, warning bool, reason, message string)
+}
+
+// Object names what an Event is about: a MachineDeployment or a Machine in
+// the MD namespace.
+type Object struct {
+	Kind, Namespace, Name, ResourceVersion string
+	UID                                    types.UID
 }
 
 // Publisher hands the reports to the observer.

@@ -156,8 +156,8 @@ type fakeRecorder struct {
 	events []event
 }
 
-func (r *fakeRecorder) MDEvent(ctx context.Context, md *cluster.Record, warning bool, reason, message string) {
-	r.events = append(r.events, event{md.Namespace + "/" + md.Name, warning, reason, message})
+func (r *fakeRecorder) Event(ctx context.Context, obj execute.Object, warning bool, reason, message string) {
+	r.events = append(r.events, event{obj.Namespace + "/" + obj.Name, warning, reason, message})
 }
 
 type published struct {

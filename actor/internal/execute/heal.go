@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -134,15 +135,25 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",
 			"candidates", len(d.Steps), "unbackedNodes", d.Unbacked, "maxUnhealthy", doc.Healing.MaxUnhealthy)
 	}
+	e.remediate(ctx, d, o, doc.Revision, now)
+}
+
+// remediate walks the decided steps with halt-on-failure: every delete that
+// was sent, and every refusal that is news, is also an Event on the Machine.
+func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64, now time.Time) {
+	before := e.reported(wire.ActionHeal)
 	halted := false
 	for _, st := range d.Steps {
 		e.step()
 		if halted {
-			e.Store.Upsert(heal.Queued(st.Action.Target, doc.Revision))
+			e.Store.Upsert(heal.Queued(st.Action.Target, rev))
 			continue
 		}
 		e.Store.Upsert(st.Action)
 		if st.Delete == nil {
+			if prev, ok := before[st.Action.Target]; st.Action.Status == wire.StatusFailed && (!ok || prev != st.Action) {
+				e.machineEvent(ctx, o, st.Action, true, "KubehzRefused")
+			}
 			continue
 		}
 		final, result := e.deleteMachine(ctx, st)
@@ -151,7 +162,37 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		halted = result == heal.Failed
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)
+		switch result {
+		case heal.Deleted, heal.Gone:
+			e.machineEvent(ctx, o, final, false, "KubehzHealed")
+		case heal.Failed:
+			e.machineEvent(ctx, o, final, true, "KubehzHealFailed")
+		}
 	}
+}
+
+// reported returns this revision's reports of one type, by target, to tell
+// news from a repeat.
+func (e *Executor) reported(typ string) map[string]wire.Action {
+	out := map[string]wire.Action{}
+	for _, a := range e.Store.Snapshot() {
+		if a.Type == typ {
+			out[a.Target] = a
+		}
+	}
+	return out
+}
+
+// machineEvent records a heal report on its Machine, so `kubectl describe
+// machine` says what the agent did and why.
+func (e *Executor) machineEvent(ctx context.Context, o heal.Observed, a wire.Action, warning bool, reason string) {
+	obj := Object{Kind: "Machine", Namespace: e.Namespace, Name: a.Target}
+	for _, m := range o.Machines {
+		if m.Name == a.Target {
+			obj.UID, obj.ResourceVersion = m.UID, m.ResourceVersion
+		}
+	}
+	e.Events.Event(ctx, obj, warning, reason, eventMessage(a))
 }
 
 // deleteMachine re-reads a dead node before acting on it, then sends the

@@ -987,3 +987,38 @@ func TestUnwedge_FreshNodeReadOverridesAStaleCache(t *testing.T) {
 		t.Fatalf("tracked %+v, want the attempt unused", tr)
 	}
 }
+
+// Every heal delete and unwedge is also an Event on its Machine, and a roll's
+// start an Event on its MachineDeployment, so `kubectl describe` says what
+// the agent did and why; a refusal repeated on the next pass is not news.
+func TestEvents_HealAndUpgradeActsAreRecordedOnTheirObjects(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	var reasons []string
+	for _, ev := range h.events.events {
+		reasons = append(reasons, ev.MD+" "+ev.Reason)
+	}
+	want := []string{mdNamespace + "/pool-a-m1 KubehzHealed", mdNamespace + "/pool-a-m1 KubehzUnwedged"}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("events %v, want %v", reasons, want)
+	}
+
+	r := rollingHarness(t)
+	r.exec.Execute(t.Context(), upgrading(9, "v1.35.6", "pool-a"))
+	if n := len(r.events.events); n != 1 || r.events.events[0].Reason != "KubehzUpgrading" || r.events.events[0].MD != mdNamespace+"/pool-a" {
+		t.Errorf("roll events %+v, want one KubehzUpgrading on pool-a", r.events.events)
+	}
+	refuse := upgrading(10, "v1.30.0", "pool-a") // a downgrade, refused
+	r.exec.Execute(t.Context(), refuse)
+	r.exec.Execute(t.Context(), refuse)
+	refused := 0
+	for _, ev := range r.events.events {
+		if ev.Reason == "KubehzRefused" {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d KubehzRefused events over two identical passes, want 1", refused)
+	}
+}

@@ -148,5 +148,9 @@ func (e *Executor) event(ctx context.Context, records map[string]*cluster.Record
 	if a.Status == wire.StatusDone && strings.HasPrefix(a.Detail, "already at") {
 		reason = "KubehzInSync"
 	}
-	e.Events.MDEvent(ctx, md, a.Status == wire.StatusFailed, reason, eventMessage(a))
+	e.Events.Event(ctx, mdObject(md), a.Status == wire.StatusFailed, reason, eventMessage(a))
+}
+
+func mdObject(md *cluster.Record) Object {
+	return Object{Kind: "MachineDeployment", Namespace: md.Namespace, Name: md.Name, UID: md.UID, ResourceVersion: md.ResourceVersion}
 }

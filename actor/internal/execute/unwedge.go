@@ -29,7 +29,9 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		pods, err := e.Pods.PodsOn(ctx, t.Node)
 		if apierrors.IsForbidden(err) {
 			t.Attempted = true
-			e.Store.Upsert(heal.UnwedgeForbidden(name, t, "list", now, rev))
+			a := heal.UnwedgeForbidden(name, t, "list", now, rev)
+			e.Store.Upsert(a)
+			e.machineEvent(ctx, o, a, true, "KubehzUnwedgeForbidden")
 			e.Log.Error("Eviction unwedge forbidden: cannot list pods; never retried for this machine", "machine", name, "node", t.Node, "err", err)
 			continue
 		}
@@ -50,12 +52,13 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 			e.Log.Warn("Eviction unwedge deferred: the write fence refused; trying again next poll", "machine", name, "node", t.Node)
 			continue
 		}
-		a := heal.Unwedged(name, t, deleted, failed, now, rev)
+		a, reason := heal.Unwedged(name, t, deleted, failed, now, rev), "KubehzUnwedged"
 		if forbidden {
-			a = heal.UnwedgeForbidden(name, t, "delete", now, rev)
+			a, reason = heal.UnwedgeForbidden(name, t, "delete", now, rev), "KubehzUnwedgeForbidden"
 			e.Log.Error("Eviction unwedge forbidden: cannot delete pods; never retried for this machine", "machine", name, "node", t.Node)
 		}
 		e.Store.Upsert(a)
+		e.machineEvent(ctx, o, a, forbidden, reason)
 		e.Log.Info("Eviction unwedge", "machine", name, "node", t.Node, "forceDeleted", deleted, "failed", failed)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/machinepool"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // Version reads the apiserver's gitVersion, which the upgrade pre-flight
@@ -30,6 +31,7 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 		e.rolls = upgrade.Memory{}
 	}
 	steps, retry := upgrade.Plan(o, p, e.rolls)
+	before := e.reported(wire.ActionUpgrade)
 	halted := false
 	for _, st := range steps {
 		e.step()
@@ -39,6 +41,9 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 		}
 		e.Store.Upsert(st.Action)
 		if st.Patch == nil {
+			if prev, ok := before[st.Action.Target]; !ok || prev != st.Action {
+				e.upgradeEvent(ctx, st.Action) // only news: a repeat would flood
+			}
 			continue
 		}
 		err := e.patchBody(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
@@ -47,12 +52,32 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 			upgrade.Started(e.rolls, st.Patch)
 		}
 		e.Store.Upsert(final)
+		e.upgradeEvent(ctx, final)
 		halted = halt
 		retry = retry || halt
 		e.Log.Info("Upgrade", "machineDeployment", e.Namespace+"/"+st.Patch.MD, "from", st.Patch.From,
 			"to", st.Patch.Target, "status", final.Status, "detail", final.Detail)
 	}
 	return retry
+}
+
+// upgradeEvent records a roll's start, end or refusal on the
+// MachineDeployment; progress in between is left to the reports.
+func (e *Executor) upgradeEvent(ctx context.Context, a wire.Action) {
+	reason, warning := "", false
+	switch a.Status {
+	case wire.StatusDone:
+		reason = "KubehzUpgraded"
+	case wire.StatusFailed:
+		reason, warning = "KubehzRefused", true
+	case wire.StatusInProgress:
+		reason = "KubehzUpgrading"
+	default:
+		return
+	}
+	if md, ok := e.MDs.List()[a.Target]; ok {
+		e.Events.Event(ctx, mdObject(md), warning, reason, eventMessage(a))
+	}
 }
 
 // hasTarget reports whether the document names a version to roll to.

@@ -142,7 +142,7 @@ func (a *apiserver) PodsOn(ctx context.Context, nodeName string) ([]heal.Pod, er
 	return out, nil
 }
 
-func (a *apiserver) MDEvent(context.Context, *cluster.Record, bool, string, string) {}
+func (a *apiserver) Event(context.Context, execute.Object, bool, string, string) {}
 
 func (a *apiserver) Publish(context.Context, int64, []wire.Action) error {
 	if a.fail(a.f.publish) {
