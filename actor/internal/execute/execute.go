@@ -59,6 +59,7 @@ type MDs interface {
 	Stop()
 	List() map[string]*cluster.Record
 	Get(ctx context.Context, name string) (*cluster.Record, error)
+	Fresh(ctx context.Context) (map[string]*cluster.Record, error)
 }
 
 // Executor runs one pass per desired-state document.

@@ -68,6 +68,10 @@ type fakeWorld struct {
 	// liveNodes, when set, is what a direct Node read sees while the cache
 	// (nodes) lags behind it.
 	liveNodes map[string]*cluster.Node
+	// liveMachines, when set, is what a direct Machine List sees.
+	liveMachines map[string]*cluster.Machine
+	freshErr     error // fails every direct List
+	freshLists   int
 	// liveRV, when set for a machine, is its resourceVersion on the
 	// apiserver while the cache still holds an older one.
 	liveRV map[string]string
@@ -180,6 +184,25 @@ func (c *fakeMachines) List() []*cluster.Machine {
 	return out
 }
 
+// Fresh is a direct List: liveMachines when set (the cache lags it), else
+// what the cache holds.
+func (c *fakeMachines) Fresh(context.Context) ([]*cluster.Machine, error) {
+	c.w.freshLists++
+	if c.w.freshErr != nil {
+		return nil, c.w.freshErr
+	}
+	src := c.w.machines
+	if c.w.liveMachines != nil {
+		src = c.w.liveMachines
+	}
+	out := make([]*cluster.Machine, 0, len(src))
+	for _, name := range slices.Sorted(maps.Keys(src)) {
+		cp := *src[name]
+		out = append(out, &cp)
+	}
+	return out, nil
+}
+
 // fakeNodes is the world's Node cache and direct Node read.
 type fakeNodes struct{ w *fakeWorld }
 
@@ -212,6 +235,24 @@ func (c *fakeNodes) Get(_ context.Context, name string) (*cluster.Node, error) {
 	}
 	cp := *n
 	return &cp, nil
+}
+
+// Fresh is a direct List: liveNodes when set, else what the cache holds.
+func (c *fakeNodes) Fresh(context.Context) (map[string]*cluster.Node, error) {
+	c.w.freshLists++
+	if c.w.freshErr != nil {
+		return nil, c.w.freshErr
+	}
+	src := c.w.nodes
+	if c.w.liveNodes != nil {
+		src = c.w.liveNodes
+	}
+	out := make(map[string]*cluster.Node, len(src))
+	for name, n := range src {
+		cp := *n
+		out[name] = &cp
+	}
+	return out, nil
 }
 
 // fakePods lists the world's pods bound to a node, as a field selector on

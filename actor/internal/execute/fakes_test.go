@@ -64,6 +64,7 @@ type fakeCluster struct {
 	// lags behind it.
 	live      map[string]*cluster.Record
 	gets      int
+	fresh     int
 	ensureErr error
 	patchErr  map[string]error // by MD name
 	ensures   int
@@ -114,6 +115,24 @@ func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.Record, erro
 	}
 	cp := *r
 	return &cp, nil
+}
+
+// Fresh is a direct List: live when set (the cache lags it), else what the
+// cache holds.
+func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.Record, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fresh++
+	src := c.records
+	if c.live != nil {
+		src = c.live
+	}
+	out := make(map[string]*cluster.Record, len(src))
+	for name, r := range src {
+		cp := *r
+		out[name] = &cp
+	}
+	return out, nil
 }
 
 func (c *fakeCluster) PatchMD(ctx context.Context, namespace, name string, body []byte) error {

@@ -14,11 +14,12 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// Machines is the on-demand Machine cache.
+// Machines is the on-demand Machine cache, and a direct List.
 type Machines interface {
 	Ensure(base, ctx context.Context) error
 	Stop()
 	List() []*cluster.Machine
+	Fresh(ctx context.Context) ([]*cluster.Machine, error)
 }
 
 // Nodes is the on-demand Node cache, and a direct read of one Node.
@@ -27,6 +28,7 @@ type Nodes interface {
 	Stop()
 	List() map[string]*cluster.Node
 	Get(ctx context.Context, name string) (*cluster.Node, error)
+	Fresh(ctx context.Context) (map[string]*cluster.Node, error)
 }
 
 // Deleter sends the two deletes healing makes: a Machine with UID and
@@ -72,6 +74,29 @@ func (e *Executor) read(ctx context.Context, nodes bool) (world, error) {
 	}
 	w.resolver = machinepool.NewResolver(pools)
 	return w, nil
+}
+
+// readFresh replaces the world's Machines and Nodes with direct Lists.
+func (e *Executor) readFresh(ctx context.Context, w *world) error {
+	machines, err := e.Machines.Fresh(ctx)
+	if err != nil {
+		return err
+	}
+	nodes, err := e.Nodes.Fresh(ctx)
+	if err != nil {
+		return err
+	}
+	w.machines, w.nodes = machines, nodes
+	return nil
+}
+
+func deletes(d heal.Decision) bool {
+	for _, st := range d.Steps {
+		if st.Delete != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // observed is the world as healing's pure decisions see it.
@@ -130,6 +155,19 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		policy.Named[p.Name] = true
 	}
 	d := heal.Decide(o, policy, e.Memory, now)
+	if deletes(d) {
+		// The storm brake and the budget count every Machine and Node: an
+		// informer whose watch broke would serve a calm cluster in the
+		// middle of an outage. A delete is only ever decided on a direct
+		// read.
+		e.step()
+		if err := e.readFresh(ctx, &w); err != nil {
+			e.Log.Warn("Healing deferred: cannot confirm the decision on a fresh read; retrying next poll", "err", err)
+			return
+		}
+		o = w.observed()
+		d = heal.Decide(o, policy, e.Memory, now)
+	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)
 	if d.Storm {
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",

@@ -449,9 +449,10 @@ func TestHeal_FreshNodeReadOverridesAStaleCache(t *testing.T) {
 			if len(h.world.machineDeletes) != 0 || h.fence.calls != 0 {
 				t.Errorf("deletes %+v, fence checks %d; want none", h.world.machineDeletes, h.fence.calls)
 			}
-			checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
-				{"pool-a-m1", wire.StatusPending, 7, "stale read|node-1|re-evaluating"},
-			})
+			// Decided again on the direct List, the machine is no candidate.
+			if got := h.store.Snapshot(); got != nil || h.world.freshLists == 0 {
+				t.Errorf("reports %+v after %d direct Lists; want none after at least one", got, h.world.freshLists)
+			}
 			if mem := h.exec.Memory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
 				t.Errorf("memory changed: last heals %v, tracked %v", mem.LastHeal, mem.Tracked)
 			}
@@ -1020,5 +1021,44 @@ func TestEvents_HealAndUpgradeActsAreRecordedOnTheirObjects(t *testing.T) {
 	}
 	if refused != 1 {
 		t.Errorf("%d KubehzRefused events over two identical passes, want 1", refused)
+	}
+}
+
+// The storm brake counts on a direct List, never on the cache alone: a
+// cache that missed an outage (a broken watch) shows one dead worker, the
+// apiserver three, and nothing is deleted.
+func TestHeal_StormIsCountedOnAFreshReadNotTheCache(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 3))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"), machine("pool-a-m3", "pool-a", "node-3"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down), node("node-3", "True", down))
+	h.world.liveNodes = map[string]*cluster.Node{
+		"node-1": node("node-1", "False", down), "node-2": node("node-2", "Unknown", down), "node-3": node("node-3", "Unknown", down),
+	}
+	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+	if len(h.world.machineDeletes) != 0 {
+		t.Fatalf("machine deletes %+v in a storm the cache missed", h.world.machineDeletes)
+	}
+	const storm = "unhealthy count 3 exceeds maxUnhealthy 1 — refusing (possible outage)"
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusFailed, 7, storm}, {"pool-a-m2", wire.StatusFailed, 7, storm}, {"pool-a-m3", wire.StatusFailed, 7, storm},
+	})
+}
+
+// A direct List that fails defers the delete: nothing is deleted on the
+// cache alone.
+func TestHeal_NoDeleteWithoutAFreshRead(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	h.world.freshErr = errors.New("etcd leader changed")
+	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+	if len(h.world.machineDeletes) != 0 || h.fence.calls != 0 {
+		t.Fatalf("deletes %+v, fence checks %d without a fresh read", h.world.machineDeletes, h.fence.calls)
+	}
+	h.world.freshErr = nil
+	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+	if len(h.world.machineDeletes) != 1 {
+		t.Errorf("deletes %+v once the fresh read works, want 1", h.world.machineDeletes)
 	}
 }

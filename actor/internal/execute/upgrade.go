@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"kubehz.dev/agent/actor/internal/cluster"
@@ -26,11 +27,24 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 	for _, pool := range doc.WorkerPools {
 		p.Pools = append(p.Pools, pool.Name)
 	}
-	o := e.observeUpgrade(ctx)
 	if e.rolls == nil {
 		e.rolls = upgrade.Memory{}
 	}
-	steps, retry := upgrade.Plan(o, p, e.rolls)
+	o := e.observeUpgrade(ctx, false)
+	// Planned on the caches, with a copy of the memory: a stale cache must
+	// not rewrite what this term remembers.
+	mem := maps.Clone(e.rolls)
+	steps, retry := upgrade.Plan(o, p, mem)
+	if rolls(steps) {
+		// One pool at a time rests on every pool's Machines and template: a
+		// cache lagging this term's own last patch would show that pool
+		// idle. A roll starts only on a direct read.
+		e.step()
+		o = e.observeUpgrade(ctx, true)
+		mem = maps.Clone(e.rolls)
+		steps, retry = upgrade.Plan(o, p, mem)
+	}
+	e.rolls = mem
 	before := e.reported(wire.ActionUpgrade)
 	halted := false
 	for _, st := range steps {
@@ -85,19 +99,42 @@ func hasTarget(doc desired.Document) bool {
 	return doc.KubernetesVersion != nil && strings.TrimSpace(*doc.KubernetesVersion) != ""
 }
 
-// observeUpgrade reads what the planner needs; a failed read is handed to
-// it, which reports every pool failed and retries.
-func (e *Executor) observeUpgrade(ctx context.Context) upgrade.Observed {
+func rolls(steps []upgrade.Step) bool {
+	for _, st := range steps {
+		if st.Patch != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// observeUpgrade reads what the planner needs, from the caches or, when
+// direct, straight from the apiserver; a failed read is handed to the
+// planner, which reports every pool failed and retries.
+func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Observed {
 	var o upgrade.Observed
+	e.step()
 	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
 		o.MDsErr = err
 		return o
 	}
+	e.step()
 	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
 		o.MachinesErr = err
 		return o
 	}
-	records := e.MDs.List()
+	records, machines := e.MDs.List(), e.Machines.List()
+	if direct {
+		var err error
+		if records, err = e.MDs.Fresh(ctx); err != nil {
+			o.MDsErr = err
+			return o
+		}
+		if machines, err = e.Machines.Fresh(ctx); err != nil {
+			o.MachinesErr = err
+			return o
+		}
+	}
 	o.MDs = make(map[string]upgrade.MD, len(records))
 	pools := make([]machinepool.Pool, 0, len(records))
 	for name, r := range records {
@@ -106,9 +143,10 @@ func (e *Executor) observeUpgrade(ctx context.Context) upgrade.Observed {
 		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
 	}
 	resolver := machinepool.NewResolver(pools)
-	for _, m := range e.Machines.List() {
+	for _, m := range machines {
 		o.Machines = append(o.Machines, upgradeMachine(m, resolver))
 	}
+	e.step()
 	cp, err := e.Version.ControlPlaneVersion(ctx)
 	if err != nil {
 		e.Log.Warn("Cannot read the control plane's version; upgrades wait for it", "err", err)

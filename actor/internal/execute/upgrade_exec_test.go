@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -180,5 +181,34 @@ func TestUpgrade_RollReplacementsUseUpTheHealingBudget(t *testing.T) {
 	if len(h.world.machineDeletes) != 0 || h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
 		t.Errorf("machine deletes %+v, pod lists %d, pod deletes %+v; want none",
 			h.world.machineDeletes, h.world.podLists, h.world.podDeletes)
+	}
+}
+
+// A roll starts only on a direct read: a MachineDeployment cache that has
+// not yet seen this term's own patch of pool-a shows it idle, and pool-b
+// would start rolling beside it.
+func TestUpgrade_ARollStartsOnlyOnAFreshRead(t *testing.T) {
+	h := rollingHarness(t, poolMD("pool-b", 1))
+	h.world.add(machine("pool-b-m1", "pool-b", "node-3"))
+	h.exec.Execute(t.Context(), upgrading(9, "v1.35.6", "pool-a"))
+	if len(h.patcher.patches) != 1 {
+		t.Fatalf("patches %+v, want pool-a's roll", h.patcher.patches)
+	}
+	// The cache lags: it still holds pool-a's old template; the apiserver
+	// has the patch.
+	h.cluster.mu.Lock()
+	h.cluster.live = maps.Clone(h.cluster.records)
+	stale := *h.cluster.records["pool-a"]
+	stale.Kubelet = "v1.34.9"
+	h.cluster.records["pool-a"] = &stale
+	h.cluster.mu.Unlock()
+
+	h.exec.Execute(t.Context(), upgrading(10, "v1.35.6", "pool-a", "pool-b"))
+	if len(h.patcher.patches) != 1 {
+		t.Fatalf("patches %+v: pool-b rolled while pool-a still rolls", h.patcher.patches)
+	}
+	got := ofType(wire.ActionUpgrade, h.store.Snapshot())
+	if len(got) != 2 || got[1].Target != "pool-b" || got[1].Status != wire.StatusPending || !strings.Contains(got[1].Detail, "pool-a") {
+		t.Errorf("reports %+v, want pool-b pending behind pool-a", got)
 	}
 }

@@ -184,6 +184,14 @@ func (c mdCache) Get(ctx context.Context, name string) (*cluster.Record, error) 
 	return nil, nil
 }
 
+// Fresh is a direct List: the world as it is.
+func (c mdCache) Fresh(ctx context.Context) (map[string]*cluster.Record, error) {
+	if c.a.fail(c.a.f.get) {
+		return nil, errors.New("list: timeout")
+	}
+	return c.List(), nil
+}
+
 func (d *md) record() *cluster.Record {
 	r := &cluster.Record{Namespace: namespace, Name: d.name, ResourceVersion: strconv.Itoa(d.rv),
 		UID: types.UID("uid-md-" + d.name), Labels: cloneMap(d.labels), Annotations: cloneMap(d.annots),
@@ -228,6 +236,14 @@ func (c machineCache) List() []*cluster.Machine {
 	return out
 }
 
+// Fresh is a direct List: the world as it is.
+func (c machineCache) Fresh(ctx context.Context) ([]*cluster.Machine, error) {
+	if c.a.fail(c.a.f.get) {
+		return nil, errors.New("list: timeout")
+	}
+	return c.List(), nil
+}
+
 // nodeCache is the Node cache over the world, and its direct read.
 type nodeCache struct{ a *apiserver }
 
@@ -259,6 +275,14 @@ func (c nodeCache) Get(ctx context.Context, name string) (*cluster.Node, error) 
 		return n.record(), nil
 	}
 	return nil, nil
+}
+
+// Fresh is a direct List: the world as it is.
+func (c nodeCache) Fresh(ctx context.Context) (map[string]*cluster.Node, error) {
+	if c.a.fail(c.a.f.get) {
+		return nil, errors.New("list: timeout")
+	}
+	return c.List(), nil
 }
 
 func (n *node) record() *cluster.Node {
