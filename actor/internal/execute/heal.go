@@ -197,13 +197,13 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		final, result := e.deleteMachine(ctx, st)
 		e.Store.Upsert(final)
 		e.Memory.Record(st.Delete, result, now)
-		halted = result == heal.Failed
+		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)
 		switch result {
 		case heal.Deleted, heal.Gone:
 			e.machineEvent(ctx, o, final, false, "KubehzHealed")
-		case heal.Failed:
+		case heal.Failed, heal.Unsure:
 			e.machineEvent(ctx, o, final, true, "KubehzHealFailed")
 		}
 	}
@@ -251,9 +251,11 @@ func (e *Executor) deleteMachine(ctx context.Context, st heal.Step) (wire.Action
 		}
 	}
 	wctx, cancel, err := e.Fence.Write(ctx)
-	if err == nil {
-		defer cancel()
-		err = e.Deleter.DeleteMachine(wctx, e.Namespace, d.Machine, d.UID, d.ResourceVersion)
+	if err != nil {
+		a, _ := heal.Outcome(st, err, e.Namespace)
+		return a, heal.Failed // refused before sending: nothing can have landed
 	}
+	defer cancel()
+	err = e.Deleter.DeleteMachine(wctx, e.Namespace, d.Machine, d.UID, d.ResourceVersion)
 	return heal.Outcome(st, err, e.Namespace)
 }

@@ -747,7 +747,7 @@ func TestUnwedge_TracksOnlyMachinesThisExecutorDeleted(t *testing.T) {
 		wantTracked bool
 	}{
 		{name: "a delete that landed is tracked", wantTracked: true},
-		{name: "a failed delete is not", deleteErr: apierrors.NewServiceUnavailable("etcd leader changed")},
+		{name: "a refused delete is not", deleteErr: apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New("no delete verb"))},
 		{name: "a Machine already gone is not", deleteErr: apierrors.NewNotFound(machineResource, "pool-a-m1")},
 		{name: "a precondition conflict is not", liveRV: "12"},
 	}
@@ -1060,5 +1060,53 @@ func TestHeal_NoDeleteWithoutAFreshRead(t *testing.T) {
 	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
 	if len(h.world.machineDeletes) != 1 {
 		t.Errorf("deletes %+v once the fresh read works, want 1", h.world.machineDeletes)
+	}
+}
+
+// A refusal reads the same on every pass while the outage lasts: no new
+// report for the beat, and one Event, not one per tick.
+func TestHeal_ARepeatedRefusalIsNotNews(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("orphan-m1", "", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	doc := healing(4, healPolicy(1, 0))
+	h.exec.Execute(t.Context(), doc)
+	first := h.store.Snapshot()
+	for range 3 {
+		h.clock.advance(time.Minute)
+		h.exec.Execute(t.Context(), doc)
+	}
+	if got := h.store.Snapshot(); !reflect.DeepEqual(got, first) {
+		t.Errorf("the refusal changed between passes:\n%+v\n%+v", first, got)
+	}
+	if n := len(h.events.events); n != 1 {
+		t.Errorf("%d Events over 4 passes, want 1", n)
+	}
+}
+
+// A delete whose answer never came (a timeout, a 5xx) may have landed: the
+// pool's cooldown starts, but the machine is not followed for the unwedge,
+// since this term could not tell its own delete from someone else's.
+func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	down := start.Add(-10 * time.Minute)
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "False", down))
+	h.world.deleteErr["pool-a-m1"] = apierrors.NewServerTimeout(machineResource, "delete", 1)
+	doc := healing(7, healPolicy(2, 900))
+	h.clock.set(start.Add(16 * time.Minute))
+	h.exec.Execute(t.Context(), doc)
+	mem := h.exec.Memory
+	if _, ok := mem.LastHeal["pool-a"]; !ok {
+		t.Fatal("no cooldown started for pool-a")
+	}
+	if _, ok := mem.Tracked["pool-a-m1"]; ok {
+		t.Error("an unanswered delete is followed for the unwedge")
+	}
+	delete(h.world.deleteErr, "pool-a-m1")
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 1 {
+		t.Errorf("machine deletes %+v: the cooldown did not hold pool-a", h.world.machineDeletes)
 	}
 }

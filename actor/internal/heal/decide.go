@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -124,7 +125,7 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 	switch {
 	case m.Pool == "" || !owned:
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: no owning MachineDeployment for Machine %s (%s); deleting an unowned machine would lose its capacity for good", m.Name, c.Cause))
+			"refusing: no owning MachineDeployment for Machine %s (%s); deleting an unowned machine would lose its capacity for good", m.Name, steady(c)))
 	case pool.ControlPlane != "":
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", m.Pool, pool.ControlPlane))
@@ -133,7 +134,7 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, pool.Autoscaler))
 	case !p.Named[m.Pool]:
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: pool %q is not among the desired state's workerPools; %s", m.Pool, c.Cause))
+			"refusing: pool %q is not among the desired state's workerPools (%s)", m.Pool, steady(c)))
 	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))
@@ -209,6 +210,17 @@ func Detect(o Observed, p Policy, now time.Time) ([]Candidate, []string) {
 	}
 	slices.SortFunc(cands, func(a, b Candidate) int { return cmp.Compare(a.Machine.Name, b.Machine.Name) })
 	return cands, unbacked
+}
+
+// steady is the candidate's cause without the time that grows on every
+// pass, for a refusal: its report stays the same pass after pass, so it is
+// not news to the beat or to the Events.
+func steady(c Candidate) string {
+	if c.Node == "" {
+		return fmt.Sprintf("no node joined in time, created %s", c.Machine.Created.UTC().Format(time.RFC3339))
+	}
+	state, _, _ := strings.Cut(c.Cause, " for ") // "node n1 NotReady"
+	return fmt.Sprintf("%s since %s", state, c.Since.UTC().Format(time.RFC3339))
 }
 
 // StillUnhealthy re-checks a decided node delete against a fresh read of the

@@ -16,6 +16,9 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 	down5m := now.Add(-5 * time.Minute)
 	cause1 := nodeCause("n1", "NotReady", "5m0s", "1m0s")
 	cause2 := nodeCause("n2", "NotReady", "5m0s", "1m0s")
+	// A refusal names the outage by its start, not its length, so it reads
+	// the same on every pass.
+	steady1 := "node n1 NotReady since " + down5m.UTC().Format(time.RFC3339)
 	m1 := machine("m1", "workers", "n1")
 	m2 := machine("m2", "workers", "n2")
 	two := Observed{
@@ -277,7 +280,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			mem:  oldMemory(),
 			want: Decision{
 				Steps: []Step{final("m1", wire.StatusFailed,
-					"refusing: no owning MachineDeployment for Machine m1 ("+cause1+"); deleting an unowned machine would lose its capacity for good")},
+					"refusing: no owning MachineDeployment for Machine m1 ("+steady1+"); deleting an unowned machine would lose its capacity for good")},
 				Keep: keep("m1"),
 			},
 		},
@@ -288,7 +291,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			mem:  oldMemory(),
 			want: Decision{
 				Steps: []Step{final("m1", wire.StatusFailed,
-					"refusing: no owning MachineDeployment for Machine m1 ("+cause1+"); deleting an unowned machine would lose its capacity for good")},
+					"refusing: no owning MachineDeployment for Machine m1 ("+steady1+"); deleting an unowned machine would lose its capacity for good")},
 				Keep: keep("m1"),
 			},
 		},
@@ -336,7 +339,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			mem: oldMemory(),
 			want: Decision{
 				Steps: []Step{final("m1", wire.StatusFailed,
-					"refusing: no owning MachineDeployment for Machine m1 ("+cause1+"); deleting an unowned machine would lose its capacity for good")},
+					"refusing: no owning MachineDeployment for Machine m1 ("+steady1+"); deleting an unowned machine would lose its capacity for good")},
 				Keep:     keep("m1"),
 				InFlight: 1,
 			},
@@ -353,7 +356,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			want: Decision{
 				Steps: []Step{
 					final("a-unowned", wire.StatusFailed,
-						"refusing: no owning MachineDeployment for Machine a-unowned ("+cause1+"); deleting an unowned machine would lose its capacity for good"),
+						"refusing: no owning MachineDeployment for Machine a-unowned ("+steady1+"); deleting an unowned machine would lose its capacity for good"),
 					healing(machine("b-ok", "workers", "n2"), "n2", down5m, cause2),
 				},
 				Keep:     keep("a-unowned", "b-ok"),

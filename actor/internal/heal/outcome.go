@@ -1,6 +1,7 @@
 package heal
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,6 +25,12 @@ const (
 	Stale
 	// Failed: any other error; the rest of the pass halts.
 	Failed
+	// Unsure: the request may have been applied though the answer never
+	// came (a timeout, a 5xx, a broken connection). The rest of the pass
+	// halts, as for Failed, and the pool's cooldown starts, in case it
+	// landed. The machine is not followed for the unwedge: if it shows up
+	// deleting, this term cannot tell its own delete from someone else's.
+	Unsure
 )
 
 // Outcome is the report after step's delete was answered with err, and
@@ -44,6 +51,9 @@ func Outcome(step Step, err error, namespace string) (wire.Action, Result) {
 	}
 	a.Status = wire.StatusFailed
 	a.Detail = "delete failed: " + guard.Sanitize(err.Error())
+	if unsure(err) {
+		return a, Unsure
+	}
 	if apierrors.IsForbidden(err) {
 		// The hint goes first: the wire cuts a detail at 256 code points,
 		// and the apiserver's own text is long.
@@ -51,6 +61,17 @@ func Outcome(step Step, err error, namespace string) (wire.Action, Result) {
 			namespace, guard.Sanitize(err.Error()))
 	}
 	return a, Failed
+}
+
+// unsure reports whether err leaves open that the apiserver applied the
+// request: anything but a definite refusal (a 4xx status).
+func unsure(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true // the connection, the deadline: no answer at all
+	}
+	code := status.Status().Code
+	return code >= 500 || code == 0 || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
 }
 
 // NodeChanged is the report for a decided delete that was not sent because
@@ -70,8 +91,10 @@ func Queued(machine string, rev int64) wire.Action {
 
 // Record notes a delete that landed (Deleted or Gone): the pool's cooldown
 // starts now, and a machine this term deleted is tracked for the unwedge.
+//
+// An Unsure delete counts for the cooldown too.
 func (m *Memory) Record(d *Delete, r Result, now time.Time) {
-	if r != Deleted && r != Gone {
+	if r != Deleted && r != Gone && r != Unsure {
 		return
 	}
 	m.LastHeal[d.Pool] = now

@@ -68,40 +68,46 @@ func TestHeal_OutcomeReportsWhatTheDeleteDid(t *testing.T) {
 			words:      []string{"delete failed", "RBAC", `"kube-system"`},
 		},
 		{
-			name:       "any other error is failed without the RBAC hint",
+			name:       "no answer at all is failed, and unsure whether it landed",
 			err:        errors.New("connection refused"),
 			want:       report("m1", wire.StatusFailed, "delete failed: connection refused"),
-			wantResult: Failed,
+			wantResult: Unsure,
 		},
 		{
-			name:       "a server error is failed",
+			name:       "a server error is failed, and unsure whether it landed",
 			err:        apierrors.NewInternalError(errors.New("etcd down")),
 			want:       report("m1", wire.StatusFailed, "delete failed: Internal error occurred: etcd down"),
+			wantResult: Unsure,
+		},
+		{
+			name:       "a definite refusal (422) is failed",
+			err:        apierrors.NewInvalid(schema.GroupKind{Group: "cluster.k8s.io", Kind: "Machine"}, "m1", nil),
+			want:       report("m1", wire.StatusFailed, `delete failed: Machine.cluster.k8s.io "m1" is invalid`),
 			wantResult: Failed,
 		},
 		{
 			name:       "line breaks in the error become spaces",
 			err:        errors.New("first\nsecond\r\nthird"),
 			want:       report("m1", wire.StatusFailed, "delete failed: first second  third"),
-			wantResult: Failed,
+			wantResult: Unsure,
 		},
 		{
 			name:       "error text of exactly 160 code points is kept whole",
 			err:        errors.New(strings.Repeat("é", 160)),
 			want:       report("m1", wire.StatusFailed, "delete failed: "+strings.Repeat("é", 160)),
-			wantResult: Failed,
+			wantResult: Unsure,
 		},
 		{
 			name:       "error text of 161 code points is cut at 160 with an ellipsis",
 			err:        errors.New(strings.Repeat("é", 161)),
 			want:       report("m1", wire.StatusFailed, "delete failed: "+strings.Repeat("é", 160)+"…"),
-			wantResult: Failed,
+			wantResult: Unsure,
 		},
 		{
 			name:       "long error text is cut at 160 code points with an ellipsis",
 			err:        errors.New(long),
 			want:       report("m1", wire.StatusFailed, "delete failed: "+strings.Repeat("é", 160)+"…"),
-			wantResult: Failed,
+			wantResult: Unsure,
 		},
 	}
 	for _, tt := range tests {
