@@ -14,7 +14,8 @@ import (
 )
 
 // defaultSyncTimeout bounds the wait for a first list, so a missing CRD or
-// RBAC turns into a reported failure instead of a stuck pass.
+// RBAC turns into an error for the pass (a report for scaling and upgrades,
+// a logged skip for healing) instead of a stuck pass.
 const defaultSyncTimeout = 30 * time.Second
 
 // onDemand is one informer that runs only while a capability needs it. Its

@@ -64,7 +64,7 @@ type MDs interface {
 
 // Executor runs one pass per desired-state document.
 type Executor struct {
-	Base        context.Context // bounds the MD informer's life
+	Base        context.Context // bounds the informers' lives
 	Fence       Fence
 	Store       *store.Store
 	MDs         MDs

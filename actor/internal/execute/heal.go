@@ -55,14 +55,19 @@ type world struct {
 // read ensures the caches a capability needs and reads them. A failed read
 // is returned, not reported: the pass is skipped and the next tick retries.
 func (e *Executor) read(ctx context.Context, nodes bool) (world, error) {
+	// Each wait for a first list may take its sync timeout: mark progress
+	// before each, so the liveness probe sees a pass that is moving.
+	e.step()
 	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
 		return world{}, err
 	}
+	e.step()
 	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
 		return world{}, err
 	}
 	w := world{mds: e.MDs.List(), machines: e.Machines.List()}
 	if nodes {
+		e.step()
 		if err := e.Nodes.Ensure(e.Base, ctx); err != nil {
 			return world{}, err
 		}

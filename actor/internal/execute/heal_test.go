@@ -1110,3 +1110,20 @@ func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
 		t.Errorf("machine deletes %+v: the cooldown did not hold pool-a", h.world.machineDeletes)
 	}
 }
+
+// A node that recovered and went NotReady again a moment ago may still run
+// its pods: nothing is force-deleted until it has been down 60 s.
+func TestUnwedge_ANodeDownForLessThanAMinuteIsLeftAlone(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.clock.advance(300 * time.Second)
+	h.world.liveNodes = map[string]*cluster.Node{"node-1": node("node-1", "False", h.clock.now.Add(-59*time.Second))}
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 0 {
+		t.Fatalf("pod deletes %+v on a node down 59 s", h.world.podDeletes)
+	}
+	h.clock.advance(time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Errorf("pod deletes %+v at 60 s, want the two stuck pods", h.world.podDeletes)
+	}
+}

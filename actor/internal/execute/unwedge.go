@@ -13,17 +13,17 @@ import (
 // unwedge force-deletes the pods stuck Terminating on the dead node of a
 // machine this term deleted, once per machine (§4.5).
 func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now time.Time) {
-	if e.Pods == nil {
-		return // no pod source: nothing to unwedge with
-	}
 	drop, due := heal.Due(e.Memory, o, e.EvictionTimeout, now)
 	for _, name := range drop {
 		delete(e.Memory.Tracked, name)
 	}
+	if e.Pods == nil {
+		return // no pod source: nothing to unwedge with
+	}
 	for _, name := range due {
 		t := e.Memory.Tracked[name]
 		e.step()
-		if !e.stillUnreachable(ctx, t.Node) {
+		if !e.stillUnreachable(ctx, t.Node, now) {
 			continue // the attempt is kept for a later outage
 		}
 		pods, err := e.Pods.PodsOn(ctx, t.Node)
@@ -65,14 +65,16 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 
 // stillUnreachable re-reads the node from the apiserver before anything is
 // force-deleted on it, since the cache may lag a recovery: only a node that
-// still exists with a Ready condition that is not True qualifies.
-func (e *Executor) stillUnreachable(ctx context.Context, node string) bool {
+// still exists and has not been Ready for at least heal.MinWindow qualifies.
+// A node that recovered and blipped NotReady a moment ago may still run its
+// pods; force-deleting them could run a StatefulSet's pod twice.
+func (e *Executor) stillUnreachable(ctx context.Context, node string, now time.Time) bool {
 	n, err := e.Nodes.Get(ctx, node)
 	if err != nil {
 		e.Log.Warn("Eviction unwedge: cannot re-read the node; trying again next poll", "node", node, "err", err)
 		return false
 	}
-	return n != nil && n.Ready != heal.ReadyTrue && n.Ready != ""
+	return n != nil && n.Ready != heal.ReadyTrue && n.Ready != "" && now.Sub(n.Since) >= heal.MinWindow
 }
 
 // forceDelete deletes each stuck pod with grace 0 and its UID as a

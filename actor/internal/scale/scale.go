@@ -19,7 +19,8 @@ import (
 // MaxPools is how many pools one pass processes, after sorting by name.
 const MaxPools = 100
 
-// FieldManager is the field manager every scaling patch is sent with.
+// FieldManager is the field manager every MachineDeployment patch is sent
+// with, scaling's and upgrades' alike.
 const FieldManager = "kubehz-agent"
 
 // MD is the compact record of one MachineDeployment that scaling reads.

@@ -23,7 +23,7 @@ type Patch struct {
 	Target          string // the desired version as received, trimmed
 }
 
-// Body is the JSON merge patch to send with FieldManager: the kubelet
+// Body is the JSON merge patch to send (with the executor's field manager): the kubelet
 // version, with the decided resourceVersion as its precondition when one was
 // read.
 func (p Patch) Body() []byte {

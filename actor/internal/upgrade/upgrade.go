@@ -25,9 +25,6 @@ import (
 // MaxPools is how many pools one pass processes, after sorting by name.
 const MaxPools = 100
 
-// FieldManager is the field manager every upgrade patch is sent with.
-const FieldManager = "kubehz-agent"
-
 // MD is the compact record of one MachineDeployment that upgrades read.
 type MD struct {
 	Name, ResourceVersion string
