@@ -65,24 +65,33 @@ func (e *Executor) read(ctx context.Context, nodes bool) (world, error) {
 	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
 		return world{}, err
 	}
-	w := world{mds: e.MDs.List(), machines: e.Machines.List()}
+	var nodeRecords map[string]*cluster.Node
 	if nodes {
 		e.step()
 		if err := e.Nodes.Ensure(e.Base, ctx); err != nil {
 			return world{}, err
 		}
-		w.nodes = e.Nodes.List()
+		nodeRecords = e.Nodes.List()
 	}
-	pools := make([]machinepool.Pool, 0, len(w.mds))
-	for _, r := range w.mds {
-		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
-	}
-	w.resolver = machinepool.NewResolver(pools)
-	return w, nil
+	return newWorld(e.MDs.List(), e.Machines.List(), nodeRecords), nil
 }
 
-// readFresh replaces the world's Machines and Nodes with direct Lists.
+func newWorld(mds map[string]*cluster.Record, machines []*cluster.Machine, nodes map[string]*cluster.Node) world {
+	pools := make([]machinepool.Pool, 0, len(mds))
+	for _, r := range mds {
+		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
+	}
+	return world{mds: mds, machines: machines, nodes: nodes, resolver: machinepool.NewResolver(pools)}
+}
+
+// readFresh replaces the whole world with direct Lists: MachineDeployments
+// too, since a pool's owner, control-plane and autoscaler marks decide who
+// may be deleted.
 func (e *Executor) readFresh(ctx context.Context, w *world) error {
+	mds, err := e.MDs.Fresh(ctx)
+	if err != nil {
+		return err
+	}
 	machines, err := e.Machines.Fresh(ctx)
 	if err != nil {
 		return err
@@ -91,7 +100,7 @@ func (e *Executor) readFresh(ctx context.Context, w *world) error {
 	if err != nil {
 		return err
 	}
-	w.machines, w.nodes = machines, nodes
+	*w = newWorld(mds, machines, nodes)
 	return nil
 }
 

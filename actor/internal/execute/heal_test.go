@@ -3,6 +3,7 @@ package execute_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -1125,5 +1126,31 @@ func TestUnwedge_ANodeDownForLessThanAMinuteIsLeftAlone(t *testing.T) {
 	h.exec.Execute(t.Context(), doc)
 	if len(h.world.podDeletes) != 2 {
 		t.Errorf("pod deletes %+v at 60 s, want the two stuck pods", h.world.podDeletes)
+	}
+}
+
+// A Machine cache that has not caught up with a healed machine's creation
+// does not cost it its unwedge: only a direct List that agrees it is gone
+// ends the tracking.
+func TestUnwedge_AMachineMissingOnlyFromTheCacheIsStillFollowed(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.liveMachines = maps.Clone(h.world.machines)
+	delete(h.world.machines, "pool-a-m1") // the cache lags; the apiserver has it
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; !ok {
+		t.Fatal("tracking dropped on the cache's word alone")
+	}
+	h.world.machines, h.world.liveMachines = h.world.liveMachines, nil
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Errorf("pod deletes %+v, want the two stuck pods", h.world.podDeletes)
+	}
+	delete(h.world.machines, "pool-a-m1") // now really gone
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok {
+		t.Error("tracking kept for a machine a direct List shows gone")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/heal"
 )
@@ -14,9 +15,7 @@ import (
 // machine this term deleted, once per machine (§4.5).
 func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now time.Time) {
 	drop, due := heal.Due(e.Memory, o, e.EvictionTimeout, now)
-	for _, name := range drop {
-		delete(e.Memory.Tracked, name)
-	}
+	e.forget(ctx, drop)
 	if e.Pods == nil {
 		return // no pod source: nothing to unwedge with
 	}
@@ -60,6 +59,30 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		e.Store.Upsert(a)
 		e.machineEvent(ctx, o, a, forbidden, reason)
 		e.Log.Info("Eviction unwedge", "machine", name, "node", t.Node, "forceDeleted", deleted, "failed", failed)
+	}
+}
+
+// forget stops following the machines the cache shows gone or replaced,
+// once a direct List agrees: a cache that has not caught up with a
+// machine's creation would otherwise cost it its unwedge for good.
+func (e *Executor) forget(ctx context.Context, drop []string) {
+	if len(drop) == 0 {
+		return
+	}
+	e.step()
+	live, err := e.Machines.Fresh(ctx)
+	if err != nil {
+		e.Log.Warn("Cannot confirm which healed machines are gone; keeping them until the next poll", "err", err)
+		return
+	}
+	present := make(map[string]types.UID, len(live))
+	for _, m := range live {
+		present[m.Name] = m.UID
+	}
+	for _, name := range drop {
+		if uid, ok := present[name]; !ok || uid != e.Memory.Tracked[name].UID {
+			delete(e.Memory.Tracked, name)
+		}
 	}
 }
 

@@ -256,9 +256,10 @@ func (c *checker) endStep() {
 type totals struct {
 	patches, kubeletPatches, healDeletes, podDeletes, unwedges int
 	stormRefusals, fenceRefusals, steps                        int
+	lagged                                                     int // steps where some cache's List served a stale world
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d; MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d",
-		t.steps, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals)
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals)
 }

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/shared/wire"
@@ -82,8 +79,9 @@ type apiserver struct {
 	f     faults
 	fence *fence
 	check *checker
-	reads int       // every read call, for the closed-gate check
-	trace *[]string // every answered write, when a test keeps them
+	cache *informers // what each cache's List serves
+	reads int        // every read call, for the closed-gate check
+	trace *[]string  // every answered write, when a test keeps them
 }
 
 func (a *apiserver) fail(rate float64) bool { return rate > 0 && chance(a.r, rate) }
@@ -149,142 +147,4 @@ func (a *apiserver) Publish(context.Context, int64, []wire.Action) error {
 		return errors.New("configmap write failed")
 	}
 	return nil
-}
-
-// mdCache is the MachineDeployment cache over the world: always current.
-type mdCache struct{ a *apiserver }
-
-func (c mdCache) Ensure(base, ctx context.Context) error {
-	c.a.reads++
-	if c.a.fail(c.a.f.ensure) {
-		return errors.New("MachineDeployments did not sync")
-	}
-	return nil
-}
-
-func (c mdCache) Stop() {}
-
-func (c mdCache) List() map[string]*cluster.Record {
-	c.a.reads++
-	out := make(map[string]*cluster.Record, len(c.a.w.mds))
-	for _, d := range c.a.w.mds {
-		out[d.name] = d.record()
-	}
-	return out
-}
-
-func (c mdCache) Get(ctx context.Context, name string) (*cluster.Record, error) {
-	c.a.reads++
-	if c.a.fail(c.a.f.get) {
-		return nil, errors.New("get: timeout")
-	}
-	if d := c.a.w.md(name); d != nil {
-		return d.record(), nil
-	}
-	return nil, nil
-}
-
-// Fresh is a direct List: the world as it is.
-func (c mdCache) Fresh(ctx context.Context) (map[string]*cluster.Record, error) {
-	if c.a.fail(c.a.f.get) {
-		return nil, errors.New("list: timeout")
-	}
-	return c.List(), nil
-}
-
-func (d *md) record() *cluster.Record {
-	r := &cluster.Record{Namespace: namespace, Name: d.name, ResourceVersion: strconv.Itoa(d.rv),
-		UID: types.UID("uid-md-" + d.name), Labels: cloneMap(d.labels), Annotations: cloneMap(d.annots),
-		TemplateLabels: cloneMap(d.tpl), TemplateSpecMetaLabels: cloneMap(d.tplMeta),
-		TemplateSpecLabels: cloneMap(d.tplSpec), Kubelet: d.kubelet}
-	if d.replicas != nil {
-		n := *d.replicas
-		r.Replicas = &n
-	}
-	if len(d.selector) > 0 {
-		r.Selector = labels.SelectorFromSet(d.selector)
-	}
-	return r
-}
-
-// machineCache is the Machine cache over the world.
-type machineCache struct{ a *apiserver }
-
-func (c machineCache) Ensure(base, ctx context.Context) error {
-	c.a.reads++
-	if c.a.fail(c.a.f.ensure) {
-		return errors.New("Machines did not sync")
-	}
-	return nil
-}
-
-func (c machineCache) Stop() {}
-
-func (c machineCache) List() []*cluster.Machine {
-	c.a.reads++
-	out := make([]*cluster.Machine, 0, len(c.a.w.machines))
-	for _, m := range c.a.w.machines {
-		specKeys := map[string]string{}
-		if m.specCP {
-			specKeys[labelMaster] = ""
-		}
-		out = append(out, &cluster.Machine{Namespace: namespace, Name: m.name, ResourceVersion: strconv.Itoa(m.rv),
-			UID: types.UID(m.uid), Labels: cloneMap(m.labels), MachineSets: append([]string(nil), m.machineSets...),
-			ControlPlane: hasControlPlaneKey(m.labels) || hasControlPlaneKey(specKeys),
-			Created:      m.created, Deleting: m.deleting, NodeName: m.node, Kubelet: m.kubelet})
-	}
-	return out
-}
-
-// Fresh is a direct List: the world as it is.
-func (c machineCache) Fresh(ctx context.Context) ([]*cluster.Machine, error) {
-	if c.a.fail(c.a.f.get) {
-		return nil, errors.New("list: timeout")
-	}
-	return c.List(), nil
-}
-
-// nodeCache is the Node cache over the world, and its direct read.
-type nodeCache struct{ a *apiserver }
-
-func (c nodeCache) Ensure(base, ctx context.Context) error {
-	c.a.reads++
-	if c.a.fail(c.a.f.ensure) {
-		return errors.New("Nodes did not sync")
-	}
-	return nil
-}
-
-func (c nodeCache) Stop() {}
-
-func (c nodeCache) List() map[string]*cluster.Node {
-	c.a.reads++
-	out := make(map[string]*cluster.Node, len(c.a.w.nodes))
-	for _, n := range c.a.w.nodes {
-		out[n.name] = n.record()
-	}
-	return out
-}
-
-func (c nodeCache) Get(ctx context.Context, name string) (*cluster.Node, error) {
-	c.a.reads++
-	if c.a.fail(c.a.f.get) {
-		return nil, errors.New("get node: timeout")
-	}
-	if n := c.a.w.node(name); n != nil {
-		return n.record(), nil
-	}
-	return nil, nil
-}
-
-// Fresh is a direct List: the world as it is.
-func (c nodeCache) Fresh(ctx context.Context) (map[string]*cluster.Node, error) {
-	if c.a.fail(c.a.f.get) {
-		return nil, errors.New("list: timeout")
-	}
-	return c.List(), nil
-}
-
-func (n *node) record() *cluster.Node {
-	return &cluster.Node{Name: n.name, ControlPlane: hasControlPlaneKey(n.labels), Ready: n.ready, Since: n.since}
 }

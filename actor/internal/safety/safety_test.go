@@ -22,10 +22,10 @@ import (
 const scenarios = 10000
 
 // TestSafety_TenThousandRandomScenarios drives the real executor through
-// random clusters, documents, leadership changes and API failures, and
-// checks after every write and every step that it never did what it must
-// not. KUBEHZ_SAFETY_SEED=<seed> repeats a run; adding
-// KUBEHZ_SAFETY_SCENARIO=<i> repeats one scenario of it.
+// random clusters, documents, leadership changes, API failures and caches
+// whose Lists lag the world, and checks after every write and every step
+// that it never did what it must not. KUBEHZ_SAFETY_SEED=<seed> repeats a
+// run; adding KUBEHZ_SAFETY_SCENARIO=<i> repeats one scenario of it.
 func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("KUBEHZ_SAFETY_SEED"); s != "" {
@@ -57,10 +57,11 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		return
 	}
 	// A control: the invariants prove nothing unless the stimuli make the
-	// actor act, refuse and lose its lease.
+	// actor act, refuse and lose its lease, and its caches lag.
 	for name, n := range map[string]int{
 		"MD patches": tot.patches, "kubelet patches": tot.kubeletPatches, "heal deletes": tot.healDeletes,
 		"unwedges": tot.unwedges, "storm refusals": tot.stormRefusals, "fence refusals": tot.fenceRefusals,
+		"lagged steps": tot.lagged,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
@@ -99,7 +100,7 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 	fe := &fence{leading: true, refuseAfter: -1, live: map[int]bool{}}
 	c := newChecker(w, tot)
 	c.seed, c.scenario = seed, index
-	api := &apiserver{w: w, r: r, f: f, fence: fe, check: c}
+	api := &apiserver{w: w, r: r, f: f, fence: fe, check: c, cache: &informers{w: w}}
 	var res result
 	if trace {
 		api.trace = &res.trace
@@ -155,9 +156,13 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 // runStep runs one pass and checks what must hold after it.
 func runStep(ctx context.Context, c *checker, api *apiserver, exec *execute.Executor, doc desired.Document, step int) {
 	c.beginStep(doc, step)
+	api.cache.beginStep(api.r, step)
 	c.totals.steps++
 	reads := api.reads
 	exec.Execute(ctx, doc)
+	if api.cache.lagged {
+		c.totals.lagged++
+	}
 	x := doc.Execution
 	if !x.Scaling && !x.Upgrades && !doc.HealingArmed() && api.reads != reads {
 		c.fail("3 (flags)", "every capability is off, yet the pass made %d read(s)", api.reads-reads)
