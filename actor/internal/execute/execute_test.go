@@ -246,7 +246,7 @@ func TestExecute_Scaling(t *testing.T) {
 			wantReports: []report{{"pool-a", wire.StatusFailed, 7, "RBAC"}},
 			wantRetry:   true,
 			wantEvents: []event{{mdNamespace + "/pool-a", true, "KubehzRefused",
-				`desired revision 7: scale failed: patch failed: machinedeployments.cluster.k8s.io "pool-a" is forbidden: no patch verb; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace "kube-system"`}},
+				`desired revision 7: scale failed: patch failed: RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace "kube-system": machinedeployments.cluster.k8s.io "pool-a" is forbidden: no patch verb`}},
 			wantSecondPatches: 1,
 		},
 		{

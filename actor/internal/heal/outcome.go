@@ -50,15 +50,9 @@ func Outcome(step Step, err error, namespace string) (wire.Action, Result) {
 		return NodeChanged(step, "the Machine changed since it was read"), Stale
 	}
 	a.Status = wire.StatusFailed
-	a.Detail = "delete failed: " + guard.Sanitize(err.Error())
+	a.Detail = guard.WriteFailed("delete", err, guard.MachineDeleteRule(namespace))
 	if unsure(err) {
 		return a, Unsure
-	}
-	if apierrors.IsForbidden(err) {
-		// The hint goes first: the wire cuts a detail at 256 code points,
-		// and the apiserver's own text is long.
-		a.Detail = fmt.Sprintf("delete failed: RBAC: deploy/actor's Role must grant delete on machines.cluster.k8s.io in namespace %q: %s",
-			namespace, guard.Sanitize(err.Error()))
 	}
 	return a, Failed
 }
@@ -86,7 +80,7 @@ func NodeChanged(step Step, why string) wire.Action {
 // Queued is the report for a candidate left untouched because an earlier
 // delete in the same pass failed.
 func Queued(machine string, rev int64) wire.Action {
-	return action(machine, wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll", rev)
+	return action(machine, wire.StatusPending, guard.Queued, rev)
 }
 
 // Record notes a delete that landed (Deleted or Gone): the pool's cooldown

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -70,16 +68,13 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 		a.Status = wire.StatusDone
 		a.Detail = fmt.Sprintf("replicas %s to %d; machine-controller reconciles the Machines with the cluster's own credentials", from, p.To)
 		return a, false
-	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+	case guard.StaleWrite(err):
 		a.Status = wire.StatusPending
 		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
 		return a, false
 	default:
 		a.Status = wire.StatusFailed
-		a.Detail = "patch failed: " + guard.Sanitize(err.Error())
-		if apierrors.IsForbidden(err) {
-			a.Detail += fmt.Sprintf("; RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q", p.Namespace)
-		}
+		a.Detail = guard.WriteFailed("patch", err, guard.MDPatchRule(p.Namespace))
 		return a, true
 	}
 }
@@ -87,7 +82,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 // Queued is the report for a pool left untouched because an earlier pool in
 // the same pass failed to write.
 func Queued(pool string, rev int64) wire.Action {
-	return action(pool, wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll", rev)
+	return action(pool, wire.StatusPending, guard.Queued, rev)
 }
 
 // Retry reports whether the scaling pass wants another try on the next poll

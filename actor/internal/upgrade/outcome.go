@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -69,19 +67,13 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 	if p == nil || err == nil {
 		return a, false
 	}
-	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+	if guard.StaleWrite(err) {
 		a.Status = wire.StatusPending
 		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
 		return a, false
 	}
 	a.Status = wire.StatusFailed
-	a.Detail = "patch failed: " + guard.Sanitize(err.Error())
-	if apierrors.IsForbidden(err) {
-		// The hint leads, so the wire's 256 code point cap cuts the
-		// apiserver's long text rather than the namespace to fix.
-		a.Detail = fmt.Sprintf("patch failed: RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace %q: %s",
-			p.Namespace, guard.Sanitize(err.Error()))
-	}
+	a.Detail = guard.WriteFailed("patch", err, guard.MDPatchRule(p.Namespace))
 	return a, true
 }
 
@@ -99,5 +91,5 @@ func Started(mem Memory, p *Patch) {
 // Queued is the report for a pool left untouched because an earlier pool in
 // the same pass failed to write.
 func Queued(pool string, rev int64) wire.Action {
-	return action(pool, wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll", rev)
+	return action(pool, wire.StatusPending, guard.Queued, rev)
 }
