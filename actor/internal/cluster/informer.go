@@ -117,29 +117,3 @@ func records[R any](c *onDemand) []R {
 	}
 	return out
 }
-
-// compact wraps a record maker as an informer transform. It is idempotent:
-// client-go may hand an already compacted record back (relist replays,
-// tombstones built from the cache).
-func compact[In any, R any](make func(In) R) cache.TransformFunc {
-	var self cache.TransformFunc
-	self = func(obj any) (any, error) {
-		switch o := obj.(type) {
-		case R:
-			return o, nil
-		case cache.DeletedFinalStateUnknown:
-			if o.Obj == nil {
-				return o, nil
-			}
-			inner, err := self(o.Obj)
-			if err != nil {
-				return nil, err
-			}
-			return cache.DeletedFinalStateUnknown{Key: o.Key, Obj: inner}, nil
-		case In:
-			return make(o), nil
-		}
-		return nil, fmt.Errorf("%w: %T", errShape, obj)
-	}
-	return self
-}

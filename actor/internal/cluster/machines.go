@@ -15,6 +15,8 @@ import (
 
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/machinepool"
+
+	"kubehz.dev/agent/shared/slim"
 )
 
 // MachineGVR is machine-controller's Machine, in the MD namespace.
@@ -50,7 +52,7 @@ func NewMachines(dyn dynamic.Interface, namespace string, log *slog.Logger) *Mac
 		what:      "Machines in " + namespace,
 		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
 		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
-		watchList: dyn, object: &unstructured.Unstructured{}, transform: compact(machineFrom),
+		watchList: dyn, object: &unstructured.Unstructured{}, transform: slim.Transform("machine", machineFrom),
 		log: log, syncTimeout: defaultSyncTimeout,
 	}}
 }

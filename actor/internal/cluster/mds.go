@@ -7,7 +7,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -23,6 +22,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/shared/machinepool"
+
+	"kubehz.dev/agent/shared/slim"
 )
 
 // GVR is machine-controller's MachineDeployment; the group is the legacy
@@ -100,10 +101,7 @@ func (c *Cache) Get(ctx context.Context, name string) (*Record, error) {
 	return recordFrom(u), nil
 }
 
-// errShape is what a transform says of an object it was not made for.
-var errShape = errors.New("unexpected object in an informer")
-
-var transform = compact(recordFrom)
+var transform = slim.Transform("machinedeployment", recordFrom)
 
 func recordFrom(u *unstructured.Unstructured) *Record {
 	r := &Record{

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"kubehz.dev/agent/shared/slim"
+
 	"errors"
 	"reflect"
 	"testing"
@@ -147,9 +149,9 @@ func TestTransform_RewrapsTombstones(t *testing.T) {
 		{
 			name:    "a tombstone of something else is refused",
 			in:      cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: "pool-a"},
-			wantErr: errShape,
+			wantErr: slim.ErrUnexpected,
 		},
-		{name: "something else is refused", in: 42, wantErr: errShape},
+		{name: "something else is refused", in: 42, wantErr: slim.ErrUnexpected},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package cluster
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/slim"
 )
 
 // Transforms run before an object enters an informer cache. They must be
@@ -10,8 +12,8 @@ import (
 // them (watch-list replays, tombstones built from the cache).
 
 var (
-	nodeTransform = Compact("node", NodeFrom)
-	podTransform  = Compact("pod", func(p *corev1.Pod) *Pod {
+	nodeTransform = slim.Transform("node", NodeFrom)
+	podTransform  = slim.Transform("pod", func(p *corev1.Pod) *Pod {
 		return &Pod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase)}
 	})
 )
@@ -19,7 +21,7 @@ var (
 // eventTransform keeps the event message only when notes may leave the
 // cluster: a message the beat will never send should not sit in memory.
 func eventTransform(keepMessage bool) cache.TransformFunc {
-	return Compact("event", func(e *corev1.Event) *Event { return EventFrom(e, keepMessage) })
+	return slim.Transform("event", func(e *corev1.Event) *Event { return EventFrom(e, keepMessage) })
 }
 
 // MachineKind and ReconcilingError identify machine-controller's retry-loop

@@ -7,8 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"kubehz.dev/agent/observer/internal/cluster"
 	"kubehz.dev/agent/shared/wire"
+
+	"kubehz.dev/agent/shared/slim"
 )
 
 // Component status values on the wire.
@@ -63,7 +64,7 @@ func PodFrom(p *corev1.Pod) *Pod {
 }
 
 // podTransform compacts the control-plane static pods.
-var podTransform = cluster.Compact("control-plane pod", PodFrom)
+var podTransform = slim.Transform("control-plane pod", PodFrom)
 
 // ControlPlane decides each component's status from what was observed.
 // readyz nil means the probe failed: apiserver and etcd are then omitted, as

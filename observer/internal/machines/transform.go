@@ -6,8 +6,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"kubehz.dev/agent/observer/internal/cluster"
 	"kubehz.dev/agent/shared/machinepool"
+
+	"kubehz.dev/agent/shared/slim"
 )
 
 // APIGroup is machine-controller's legacy group, not cluster.x-k8s.io.
@@ -24,8 +25,8 @@ var (
 // them (relist replays, tombstones built from the cache).
 
 var (
-	machineTransform    = cluster.Compact("machine", MachineFrom)
-	deploymentTransform = cluster.Compact("machinedeployment", DeploymentFrom)
+	machineTransform    = slim.Transform("machine", MachineFrom)
+	deploymentTransform = slim.Transform("machinedeployment", DeploymentFrom)
 )
 
 // MachineFrom compacts a Machine. Fields of the wrong type read as absent.

@@ -1,16 +1,22 @@
-package cluster
+// Package slim holds what both binaries' informers share: the
+// transform that keeps a compact record, never the whole object, in a cache.
+package slim
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/client-go/tools/cache"
 )
 
-// Compact builds an informer transform that turns each From object into its
+// ErrUnexpected is what a transform says of an object it was not made for.
+var ErrUnexpected = errors.New("unexpected object")
+
+// Transform builds an informer transform that turns each From object into its
 // compact To record before it is cached. It is idempotent, as client-go
 // requires (watch-list replays and tombstones built from the cache hand a
 // record back through it), and it re-wraps tombstones around the record.
-func Compact[From, To any](what string, conv func(From) To) cache.TransformFunc {
+func Transform[From, To any](what string, conv func(From) To) cache.TransformFunc {
 	var t cache.TransformFunc
 	t = func(obj any) (any, error) {
 		switch o := obj.(type) {
@@ -28,7 +34,7 @@ func Compact[From, To any](what string, conv func(From) To) cache.TransformFunc 
 			}
 			return cache.DeletedFinalStateUnknown{Key: o.Key, Obj: inner}, nil
 		}
-		return nil, fmt.Errorf("%s informer: unexpected %T", what, obj)
+		return nil, fmt.Errorf("%s informer: %w %T", what, ErrUnexpected, obj)
 	}
 	return t
 }
