@@ -605,7 +605,7 @@ func TestHeal_DecideCarriesTheRevision(t *testing.T) {
 func TestHeal_DecideDoesNotChangeMemoryOrInput(t *testing.T) {
 	mem := NewMemory(now.Add(-time.Hour))
 	mem.LastHeal["workers"] = now.Add(-20 * time.Minute)
-	mem.Tracked["old"] = &Tracked{UID: "uid-old", Node: "n0", Pool: "workers", DeletedAt: now.Add(-20 * time.Minute)}
+	mem.Tracked["old"] = &Tracked{UID: "uid-old", Node: "n0", DeletedAt: now.Add(-20 * time.Minute)}
 	before := &Memory{Since: mem.Since, LastHeal: maps.Clone(mem.LastHeal), Tracked: map[string]*Tracked{"old": ptr(*mem.Tracked["old"])}}
 	machines := []Machine{machine("m2", "workers", "n2"), machine("m1", "workers", "n1")}
 	o := Observed{

@@ -112,7 +112,6 @@ type Memory struct {
 type Tracked struct {
 	UID       types.UID
 	Node      string // "" for a joinless heal: nothing to unwedge
-	Pool      string
 	Cause     string
 	DeletedAt time.Time
 	// Attempted is set once the unwedge has fired: once per machine, ever.

@@ -93,6 +93,6 @@ func (m *Memory) Record(d *Delete, r Result, now time.Time) {
 	}
 	m.LastHeal[d.Pool] = now
 	if r == Deleted {
-		m.Tracked[d.Machine] = &Tracked{UID: d.UID, Node: d.Node, Pool: d.Pool, Cause: d.Cause, DeletedAt: now}
+		m.Tracked[d.Machine] = &Tracked{UID: d.UID, Node: d.Node, Cause: d.Cause, DeletedAt: now}
 	}
 }

@@ -165,7 +165,7 @@ func TestHeal_RecordRemembersOnlyLandedDeletes(t *testing.T) {
 	start := func() *Memory {
 		m := NewMemory(since)
 		m.LastHeal["workers"] = earlier
-		m.Tracked["other"] = &Tracked{UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier}
+		m.Tracked["other"] = &Tracked{UID: "uid-other", Node: "n0", DeletedAt: earlier}
 		return m
 	}
 	tests := []struct {
@@ -182,8 +182,8 @@ func TestHeal_RecordRemembersOnlyLandedDeletes(t *testing.T) {
 				Since:    since,
 				LastHeal: map[string]time.Time{"workers": now},
 				Tracked: map[string]*Tracked{
-					"other": {UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier},
-					"m1":    {UID: "uid-m1", Node: "node-x", Pool: "workers", Cause: cause, DeletedAt: now},
+					"other": {UID: "uid-other", Node: "n0", DeletedAt: earlier},
+					"m1":    {UID: "uid-m1", Node: "node-x", Cause: cause, DeletedAt: now},
 				},
 			},
 		},
@@ -195,8 +195,8 @@ func TestHeal_RecordRemembersOnlyLandedDeletes(t *testing.T) {
 				Since:    since,
 				LastHeal: map[string]time.Time{"workers": earlier, "pool-b": now},
 				Tracked: map[string]*Tracked{
-					"other": {UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier},
-					"j1":    {UID: "uid-j1", Pool: "pool-b", Cause: "no node joined", DeletedAt: now},
+					"other": {UID: "uid-other", Node: "n0", DeletedAt: earlier},
+					"j1":    {UID: "uid-j1", Cause: "no node joined", DeletedAt: now},
 				},
 			},
 		},
@@ -207,7 +207,7 @@ func TestHeal_RecordRemembersOnlyLandedDeletes(t *testing.T) {
 			want: &Memory{
 				Since:    since,
 				LastHeal: map[string]time.Time{"workers": now},
-				Tracked:  map[string]*Tracked{"other": {UID: "uid-other", Node: "n0", Pool: "workers", DeletedAt: earlier}},
+				Tracked:  map[string]*Tracked{"other": {UID: "uid-other", Node: "n0", DeletedAt: earlier}},
 			},
 		},
 		{name: "Stale records nothing", result: Stale, d: d, want: start()},

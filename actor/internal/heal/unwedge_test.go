@@ -14,7 +14,7 @@ import (
 
 // tracked is a machine this term heal-deleted from node at deletedAt.
 func tracked(uid types.UID, node string, deletedAt time.Time) *Tracked {
-	return &Tracked{UID: uid, Node: node, Pool: "workers", Cause: "node " + node + " NotReady for 5m0s (unhealthyAfter 1m0s)", DeletedAt: deletedAt}
+	return &Tracked{UID: uid, Node: node, Cause: "node " + node + " NotReady for 5m0s (unhealthyAfter 1m0s)", DeletedAt: deletedAt}
 }
 
 func memoryTracking(ts map[string]*Tracked) *Memory {
