@@ -107,8 +107,7 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 // TestUpgrade_DowngradeAndSkewAreRefused: a target below a pool's kubelet,
 // a target more than 3 minors behind the control plane, and a target ahead
 // of it are each refused with their own reason, and nothing is patched.
-// TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats is the control: the
-// same setup with a valid target rolls.
+// The control comes last: a valid target on the same pools rolls.
 func TestUpgrade_DowngradeAndSkewAreRefused(t *testing.T) {
 	info, err := suite.env.Client.Discovery().ServerVersion()
 	if err != nil {
@@ -169,4 +168,15 @@ func TestUpgrade_DowngradeAndSkewAreRefused(t *testing.T) {
 	if got := mdPatches(t, start); len(got) != 0 {
 		t.Errorf("the actor patched %v", got)
 	}
+	// The control, on the same pools and actor: a target inside the policy
+	// for both rolls the first of them, so the refusals above were the
+	// pre-flight's doing, not an actor that would roll nothing.
+	if err := sim.SetDesired(desiredDoc{Revision: 13, KubernetesVersion: "v1.35.6", Execution: map[string]any{"upgrades": true},
+		WorkerPools: pools}, `"13-1"`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "pool-d rolls to a valid target", time.Minute, func() bool {
+		got := mdPatches(t, start)
+		return len(got) > 0 && got[0] == "pool-d"
+	})
 }
