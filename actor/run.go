@@ -5,10 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/actor/internal/cluster"
@@ -22,6 +25,7 @@ import (
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
@@ -58,7 +62,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		return err
 	}
-	client, dyn, plat := c.Kube, c.Dynamic, c.Platform
+	// The typed clientset: tools/leaderelection needs it, so the actor links
+	// it anyway (the observer does not).
+	client, err := kubernetes.NewForConfig(c.Rest)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	dyn, plat := c.Dynamic, c.Platform
 
 	deployment := getenv(deploymentEnv)
 	if deployment == "" {
@@ -87,11 +97,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return err
 		}
 		confirmed()
+		served := func(ctx context.Context, gvr schema.GroupVersionResource) error {
+			return kubeapi.Served(ctx, client.Discovery().RESTClient(), gvr)
+		}
 		exec := &execute.Executor{
 			Base:        ctx,
 			Fence:       fence,
 			Store:       store.New(nil),
-			MDs:         cluster.New(dyn, cfg.MDNamespace, log),
+			MDs:         cluster.New(dyn, served, cfg.MDNamespace, log),
 			Patcher:     &mdPatcher{dyn: dyn},
 			Events:      &eventRecorder{client: client, fence: fence, identity: identity, log: log},
 			Publisher:   &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now},
@@ -100,7 +113,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			Log:         log,
 			Progress:    alive,
 
-			Machines:        cluster.NewMachines(dyn, cfg.MDNamespace, log),
+			Machines:        cluster.NewMachines(dyn, served, cfg.MDNamespace, log),
 			Nodes:           cluster.NewNodes(client, log),
 			Deleter:         &machineDeleter{dyn: dyn, client: client},
 			Pods:            &nodePods{client: client},

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
@@ -23,6 +24,7 @@ import (
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
 )
@@ -46,19 +48,21 @@ type observer struct {
 	alive     *aliveFile
 }
 
-func newObserver(cfg config.Observer, log *slog.Logger, client kubernetes.Interface, dyn dynamic.Interface,
+func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
 	restCfg *rest.Config, plat *platform.Client, livenessFile string) *observer {
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
 	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, nil, log), interval: cfg.FullInterval}
-	o.caches = cluster.New(client, cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
+	o.caches = cluster.New(cluster.Source{Nodes: api.Nodes(), Pods: api.Pods(""), Events: api.Events("")},
+		cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
 	signal := o.caches.Signal
-	o.version = cluster.NewVersion(client.Discovery().RESTClient(), log, signal)
-	o.marker = owner.New(client, cfg.Namespace, log, signal)
+	o.version = cluster.NewVersion(api.Raw(), log, signal)
+	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), log, signal)
 	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
-	o.machines = machines.New(dyn, cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
-	o.health = health.New(client, restCfg, clk, cfg.FullInterval, log, signal)
-	o.actions = actions.New(client, cfg.Namespace, clk, log, signal)
+	served := func(ctx context.Context, gvr schema.GroupVersionResource) error { return kubeapi.Served(ctx, api.Raw(), gvr) }
+	o.machines = machines.New(dyn, served, cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
+	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk, cfg.FullInterval, log, signal)
+	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)}, cfg.Namespace, clk, log, signal)
 	// The verdict write-back runs on the sender's verdict goroutine, never on
 	// its send path (G-16); it gets its own deadline inside Apply.
 	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,

@@ -34,7 +34,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, _, stde
 		}
 		return err
 	}
-	obs := newObserver(cfg, log, c.Kube, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv))
+	obs := newObserver(cfg, log, c.API, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv))
 	err = obs.run(ctx)
 	log.Info("Observer stopped")
 	return err

@@ -1,5 +1,6 @@
 // Package connect opens what both binaries talk to at start-up: the
-// apiserver (typed and dynamic clients) and the platform, with the agent
+// apiserver (the built-in types the observer reads, and a dynamic client for
+// custom resources) and the platform, with the agent
 // token resolved once before anything is sent.
 package connect
 
@@ -10,11 +11,11 @@ import (
 	"net/http"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeconfig"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/token"
@@ -23,7 +24,7 @@ import (
 // Clients are the connections a binary works with.
 type Clients struct {
 	Rest     *rest.Config
-	Kube     kubernetes.Interface
+	API      *kubeapi.Client
 	Dynamic  dynamic.Interface
 	Platform *platform.Client
 }
@@ -46,7 +47,7 @@ func Open(ctx context.Context, c config.Common, getenv func(string) string, kube
 	if kubeAgent != "" {
 		restCfg.UserAgent += " " + kubeAgent
 	}
-	kube, err := kubernetes.NewForConfig(restCfg)
+	api, err := kubeapi.New(restCfg)
 	if err != nil {
 		return Clients{}, fmt.Errorf("kubernetes client: %w", err)
 	}
@@ -54,7 +55,7 @@ func Open(ctx context.Context, c config.Common, getenv func(string) string, kube
 	if err != nil {
 		return Clients{}, fmt.Errorf("dynamic client: %w", err)
 	}
-	tokens := token.NewSource(c.AgentToken, c.TokenFile, token.FromSecret(kube, c.Namespace, c.SecretName), log)
+	tokens := token.NewSource(c.AgentToken, c.TokenFile, token.FromSecret(api.Secrets(c.Namespace), c.Namespace, c.SecretName), log)
 	if err := config.CheckToken(ctx, tokens); err != nil {
 		return Clients{}, err
 	}
@@ -68,5 +69,5 @@ func Open(ctx context.Context, c config.Common, getenv func(string) string, kube
 	if err != nil {
 		return Clients{}, err
 	}
-	return Clients{Rest: restCfg, Kube: kube, Dynamic: dyn, Platform: plat}, nil
+	return Clients{Rest: restCfg, API: api, Dynamic: dyn, Platform: plat}, nil
 }

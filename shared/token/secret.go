@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // SecretKey is the key of the token inside the identity Secret.
@@ -20,13 +22,14 @@ const secretTimeout = 10 * time.Second
 // It is a function so unit tests need no Kubernetes client.
 type SecretReader func(ctx context.Context) (string, error)
 
-// FromSecret reads key agent-token of the Secret namespace/name through the
-// Kubernetes API. Errors name the Secret and how to fix access, never its data.
-func FromSecret(c kubernetes.Interface, namespace, name string) SecretReader {
+// FromSecret reads key agent-token of the Secret namespace/name through
+// secrets, a client of that namespace. Errors name the Secret and how to fix
+// access, never its data.
+func FromSecret(secrets kubeapi.Getter[*corev1.Secret], namespace, name string) SecretReader {
 	return func(ctx context.Context) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, secretTimeout)
 		defer cancel()
-		s, err := c.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+		s, err := secrets.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return "", fmt.Errorf("get Secret %s/%s (mount it as the token file, or grant get on that one Secret): %w",
 				namespace, name, err)

@@ -42,7 +42,7 @@ func TestFromSecret_ReadsAgentTokenKey(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			read := FromSecret(fake.NewClientset(tc.objects...), "kubehz-system", "kubehz-agent")
+			read := FromSecret(fake.NewClientset(tc.objects...).CoreV1().Secrets("kubehz-system"), "kubehz-system", "kubehz-agent")
 			got, err := read(context.Background())
 			if tc.wantErr == nil {
 				if err != nil || got != tc.want {

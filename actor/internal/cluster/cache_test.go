@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -24,7 +26,7 @@ func newFakeDynamic(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 }
 
 func newCache(client *dynamicfake.FakeDynamicClient) *Cache {
-	return New(client, testNamespace, slog.New(slog.DiscardHandler))
+	return New(client, nil, testNamespace, slog.New(slog.DiscardHandler))
 }
 
 // names returns the record names and their replica counts, -1 for unknown.
@@ -166,6 +168,50 @@ func TestCache_EnsureFailsWithinTheSyncTimeoutWhenListIsRefused(t *testing.T) {
 	}
 	if c.List() == nil {
 		t.Error("the informer should keep trying until Stop; List returned nil")
+	}
+}
+
+func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
+	client := newFakeDynamic()
+	var calls atomic.Int32
+	client.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
+		calls.Add(1)
+		return false, nil, nil
+	})
+	client.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
+		calls.Add(1)
+		return false, nil, nil
+	})
+	var asked []schema.GroupVersionResource
+	absent := func(_ context.Context, gvr schema.GroupVersionResource) error {
+		asked = append(asked, gvr)
+		return apierrors.NewNotFound(gvr.GroupResource(), "")
+	}
+	c := New(client, absent, testNamespace, slog.New(slog.DiscardHandler))
+	defer c.Stop()
+
+	for range 3 {
+		err := c.Ensure(t.Context(), t.Context())
+		if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), testNamespace) {
+			t.Fatalf("Ensure = %v, want the NotFound naming the namespace", err)
+		}
+	}
+	if len(asked) != 3 || asked[0] != GVR {
+		t.Errorf("discovery asked about %v, want %v three times", asked, GVR)
+	}
+	if n := calls.Load(); n != 0 || c.List() != nil {
+		t.Errorf("%d lists or watches, informer running %t; want none while the CRD is absent", n, c.List() != nil)
+	}
+
+	// Once served, the same cache lists and asks discovery no more.
+	served := false
+	c.onDemand.served = func(context.Context) error { served = true; return nil }
+	if err := c.Ensure(t.Context(), t.Context()); err != nil {
+		t.Fatalf("Ensure once served: %v", err)
+	}
+	served = false
+	if err := c.Ensure(t.Context(), t.Context()); err != nil || served {
+		t.Errorf("Ensure on a running informer = %v, asked discovery again: %t", err, served)
 	}
 }
 

@@ -29,7 +29,12 @@ type onDemand struct {
 	// watchList lets the informer stream its first list when the client
 	// can; nil falls back to list and watch.
 	watchList any
-	log       *slog.Logger
+	// served, when set, asks discovery before the informer starts, so a
+	// missing CRD costs one GET per pass instead of a reflector listing it
+	// (and being answered 404) in a loop for as long as the job stays
+	// authorized.
+	served func(context.Context) error
+	log    *slog.Logger
 	// syncTimeout is defaultSyncTimeout. It is a field, not the constant, so
 	// a test can see a refused list fail in 200 ms instead of 30 s without
 	// any package-level state to race on.
@@ -45,6 +50,17 @@ type onDemand struct {
 // Ensure starts the informer if needed and waits for its first list. base
 // bounds the informer's life; ctx bounds only this wait.
 func (c *onDemand) Ensure(base, ctx context.Context) error {
+	c.mu.Lock()
+	running := c.ctrl != nil
+	c.mu.Unlock()
+	if !running && c.served != nil {
+		sctx, cancel := context.WithTimeout(ctx, c.syncTimeout)
+		err := c.served(sctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.what, err)
+		}
+	}
 	c.mu.Lock()
 	if c.ctrl == nil {
 		c.start(base)

@@ -45,11 +45,13 @@ func (m *Machine) GetObjectMeta() metav1.Object {
 // Machines is the Machines of one namespace, cached on demand.
 type Machines struct{ onDemand }
 
-// NewMachines builds a stopped cache.
-func NewMachines(dyn dynamic.Interface, namespace string, log *slog.Logger) *Machines {
+// NewMachines builds a stopped cache. served, when not nil, is asked before
+// the informer starts.
+func NewMachines(dyn dynamic.Interface, served Served, namespace string, log *slog.Logger) *Machines {
 	ri := dyn.Resource(MachineGVR).Namespace(namespace)
 	return &Machines{onDemand{
 		what:      "Machines in " + namespace,
+		served:    bind(served, MachineGVR),
 		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
 		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
 		watchList: dyn, object: &unstructured.Unstructured{}, transform: slim.Transform("machine", machineFrom),

@@ -57,18 +57,31 @@ type Cache struct {
 	namespace string
 }
 
-// New builds a stopped cache.
-func New(dyn dynamic.Interface, namespace string, log *slog.Logger) *Cache {
+// Served says whether the apiserver serves a resource (kubeapi.Served).
+type Served func(context.Context, schema.GroupVersionResource) error
+
+// New builds a stopped cache. served, when not nil, is asked before the
+// informer starts.
+func New(dyn dynamic.Interface, served Served, namespace string, log *slog.Logger) *Cache {
 	ri := dyn.Resource(GVR).Namespace(namespace)
 	return &Cache{dyn: dyn, namespace: namespace, onDemand: onDemand{
-		what:  "MachineDeployments in " + namespace,
-		list:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
-		watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
+		what:   "MachineDeployments in " + namespace,
+		served: bind(served, GVR),
+		list:   func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
+		watch:  func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
 		// The fake dynamic client of the unit tests cannot stream a
 		// watch list; the real client streams as before.
 		watchList: dyn, object: &unstructured.Unstructured{}, transform: transform,
 		log: log, syncTimeout: defaultSyncTimeout,
 	}}
+}
+
+// bind fixes the resource served asks about; nil stays nil.
+func bind(served Served, gvr schema.GroupVersionResource) func(context.Context) error {
+	if served == nil {
+		return nil
+	}
+	return func(ctx context.Context) error { return served(ctx, gvr) }
 }
 
 // List returns the records by name; nil when the cache is stopped.

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +14,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Fake clients cannot stream an informer's initial list.
+	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
+		panic(err)
+	}
 	goleak.VerifyTestMain(m)
 }
 

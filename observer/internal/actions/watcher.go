@@ -9,11 +9,10 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
-	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -43,10 +42,16 @@ type Watcher struct {
 // holders is a report holder and a Lease holder that disagree.
 type holders struct{ report, lease string }
 
-// New watches namespace/kubehz-actions and namespace/kubehz-actor; nothing
-// talks to the apiserver until Run. notify, if set, is called on every
-// change of what Actions would return.
-func New(client kubernetes.Interface, namespace string, clk clock.Clock, log *slog.Logger, notify func()) *Watcher {
+// Source reads the agent's namespace.
+type Source struct {
+	ConfigMaps kubeapi.Reader[*corev1.ConfigMapList]
+	Leases     kubeapi.Reader[*coordinationv1.LeaseList]
+}
+
+// New watches namespace/kubehz-actions and namespace/kubehz-actor, through
+// src, which reads namespace; nothing talks to the apiserver until Run.
+// notify, if set, is called on every change of what Actions would return.
+func New(src Source, namespace string, clk clock.Clock, log *slog.Logger, notify func()) *Watcher {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -54,12 +59,10 @@ func New(client kubernetes.Interface, namespace string, clk clock.Clock, log *sl
 		namespace: namespace, clk: clk, notify: notify, rearm: make(chan struct{}, 1),
 		log: log.With("configMap", namespace+"/"+report.ConfigMapName, "lease", namespace+"/"+report.LeaseName),
 	}
-	cms := client.CoreV1().ConfigMaps(namespace)
 	w.reports = w.informer(&corev1.ConfigMap{}, reportTransform,
-		cluster.ListWatch(client, cluster.Named(report.ConfigMapName), cms.List, cms.Watch))
-	leases := client.CoordinationV1().Leases(namespace)
+		kubeapi.ListWatch(src.ConfigMaps, kubeapi.Named(report.ConfigMapName)))
 	w.leases = w.informer(&coordinationv1.Lease{}, leaseTransform,
-		cluster.ListWatch(client, cluster.Named(report.LeaseName), leases.List, leases.Watch))
+		kubeapi.ListWatch(src.Leases, kubeapi.Named(report.LeaseName)))
 	return w
 }
 

@@ -4,12 +4,11 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // Options say what the caches keep.
@@ -27,45 +26,25 @@ type Cache struct {
 	changed             chan struct{}
 }
 
+// Source is where the caches read from: kubeapi's resources in
+// production, fake typed clients in unit tests.
+type Source struct {
+	Nodes  kubeapi.Reader[*corev1.NodeList]
+	Pods   kubeapi.Reader[*corev1.PodList]   // every namespace
+	Events kubeapi.Reader[*corev1.EventList] // every namespace
+}
+
 // New builds the informers; nothing talks to the apiserver until Run.
-func New(client kubernetes.Interface, opts Options) *Cache {
+func New(src Source, opts Options) *Cache {
 	c := &Cache{changed: make(chan struct{}, 1)}
-	core := client.CoreV1()
-	nodes, pods, events := core.Nodes(), core.Pods(""), core.Events("")
-	c.nodes = c.add(&corev1.Node{}, nodeTransform, ListWatch(client, "", nodes.List, nodes.Watch))
-	c.pods = c.add(&corev1.Pod{}, podTransform, ListWatch(client, "", pods.List, pods.Watch))
+	c.nodes = c.add(&corev1.Node{}, nodeTransform, kubeapi.ListWatch(src.Nodes, kubeapi.Selectors{}))
+	c.pods = c.add(&corev1.Pod{}, podTransform, kubeapi.ListWatch(src.Pods, kubeapi.Selectors{}))
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here.
-	warnings := fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()
-	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages), ListWatch(client, warnings, events.List, events.Watch))
+	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()}
+	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages), kubeapi.ListWatch(src.Events, warnings))
 	return c
 }
-
-// listWatch tells the reflector, through the wrapper, whether client can
-// stream the initial list (WatchList). Fake clientsets cannot; unwrapped, an
-// informer over one waits for an end-of-list bookmark that never comes.
-// ListWatch lists and watches with fieldSelector applied. Typed list
-// functions (core.Pods("").List) are accepted as they are, and the result
-// tells client-go whether the client can stream its initial list.
-func ListWatch[L runtime.Object](client kubernetes.Interface, fieldSelector string,
-	list func(context.Context, metav1.ListOptions) (L, error),
-	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
-) cache.ListerWatcher {
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = fieldSelector
-			return list(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = fieldSelector
-			return watchFn(ctx, o)
-		},
-	}, client)
-}
-
-// Named is the field selector for the one object called name. RBAC that
-// grants list and watch by resourceName admits only requests carrying it.
-func Named(name string) string { return fields.OneTermEqualSelector("metadata.name", name).String() }
 
 func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw cache.ListerWatcher) cache.Store {
 	signal := c.Signal

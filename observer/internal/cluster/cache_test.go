@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,6 +18,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Fake clients cannot stream an informer's initial list.
+	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
+		panic(err)
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -36,7 +41,8 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
 		warning("shop", "web-0.17f"),
 		normal,
 	)
-	c := New(client, Options{KeepEventMessages: true})
+	core := client.CoreV1()
+	c := New(Source{Nodes: core.Nodes(), Pods: core.Pods(""), Events: core.Events("")}, Options{KeepEventMessages: true})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan struct{})

@@ -14,12 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -72,15 +71,6 @@ func newAPIServerStub(t *testing.T) *apiserverStub {
 	return s
 }
 
-// clientWithDiscovery is a fake clientset whose discovery REST client talks
-// to the stub, so the readyz probe goes through a real client-go request.
-type clientWithDiscovery struct {
-	*fake.Clientset
-	disc discovery.DiscoveryInterfaces
-}
-
-func (c clientWithDiscovery) Discovery() discovery.DiscoveryInterfaces { return c.disc }
-
 type harness struct {
 	m        *Monitor
 	clk      *testingclock.FakeClock
@@ -88,22 +78,27 @@ type harness struct {
 	logs     syncBuffer
 }
 
+func fakeSource(client *fake.Clientset) Source {
+	return Source{Pods: client.CoreV1().Pods("kube-system"), CSRs: client.CertificatesV1().CertificateSigningRequests()}
+}
+
 // start runs a Monitor over the fake clientset and, when stub is not nil, the
 // stub apiserver; cleanup cancels it and checks that Run returns nil.
 func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
 	h := &harness{clk: testingclock.NewFakeClock(t0)}
-	var iface kubernetes.Interface = client
+	src := fakeSource(client)
 	var cfg *rest.Config
 	if stub != nil {
+		// The readyz probe goes through a real client-go request to the stub.
 		cfg = trusting(stub.srv)
-		disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		api, err := kubeapi.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		iface = clientWithDiscovery{Clientset: client, disc: disc}
+		src.Raw = api.Raw()
 	}
 	log := slog.New(slog.NewJSONHandler(&h.logs, nil))
-	h.m = New(iface, cfg, h.clk, interval, log, func() { h.notified.Add(1) })
+	h.m = New(src, cfg, h.clk, interval, log, func() { h.notified.Add(1) })
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)

@@ -5,7 +5,6 @@
 package health
 
 import (
-	"context"
 	"log/slog"
 	"slices"
 	"sync"
@@ -13,14 +12,12 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -29,13 +26,13 @@ const probeTimeout = 15 * time.Second
 
 // Monitor keeps the latest control-plane components and certificate expiry.
 type Monitor struct {
-	client   kubernetes.Interface
-	readyz   rest.Interface // nil when the client has none (fake clientsets)
-	restCfg  *rest.Config
-	clk      clock.Clock
-	interval time.Duration
-	log      *slog.Logger
-	notify   func()
+	csrReader kubeapi.Reader[*certificatesv1.CertificateSigningRequestList]
+	readyz    rest.Interface // nil: no readyz probe (unit tests without a stub)
+	restCfg   *rest.Config
+	clk       clock.Clock
+	interval  time.Duration
+	log       *slog.Logger
+	notify    func()
 
 	pods        cache.Store
 	podsCtrl    cache.Controller
@@ -48,33 +45,31 @@ type Monitor struct {
 	csrs       cache.Store // nil until the CSR read is known to be allowed
 }
 
+// Source is what the monitor reads.
+type Source struct {
+	Pods kubeapi.Reader[*corev1.PodList] // in kube-system
+	CSRs kubeapi.Reader[*certificatesv1.CertificateSigningRequestList]
+	Raw  rest.Interface // for /readyz; nil: no readyz probe
+}
+
 // New builds the monitor; nothing talks to the apiserver until Run. notify,
 // if not nil, is called whenever Components changes.
-func New(client kubernetes.Interface, restCfg *rest.Config, clk clock.Clock, interval time.Duration,
+func New(src Source, restCfg *rest.Config, clk clock.Clock, interval time.Duration,
 	log *slog.Logger, notify func()) *Monitor {
 	m := &Monitor{
-		client: client, readyz: client.Discovery().RESTClient(), restCfg: restCfg,
+		csrReader: src.CSRs, readyz: src.Raw, restCfg: restCfg,
 		clk: clk, interval: interval, log: log, notify: notify,
 		podsChanged: make(chan struct{}, 1),
 	}
-	pods := client.CoreV1().Pods(metav1.NamespaceSystem)
-	m.pods, m.podsCtrl = informer(client, &corev1.Pod{}, podTransform, &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = controlPlaneSelector
-			return pods.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = controlPlaneSelector
-			return pods.Watch(ctx, o)
-		},
-	}, m.podsChanged)
+	m.pods, m.podsCtrl = informer(&corev1.Pod{}, podTransform,
+		kubeapi.ListWatch(src.Pods, kubeapi.Selectors{Label: controlPlaneSelector}), m.podsChanged)
 	return m
 }
 
 // informer builds one informer whose cache holds compact records and whose
 // handlers only signal changed (when not nil).
-func informer(client kubernetes.Interface, example runtime.Object, t cache.TransformFunc,
-	lw *cache.ListWatch, changed chan struct{}) (cache.Store, cache.Controller) {
+func informer(example runtime.Object, t cache.TransformFunc,
+	lw cache.ListerWatcher, changed chan struct{}) (cache.Store, cache.Controller) {
 	signal := func() {
 		if changed == nil {
 			return
@@ -85,9 +80,7 @@ func informer(client kubernetes.Interface, example runtime.Object, t cache.Trans
 		}
 	}
 	return cache.NewInformerWithOptions(cache.InformerOptions{
-		// The wrapper tells the reflector whether client can stream the
-		// initial list; a fake clientset cannot.
-		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, client),
+		ListerWatcher: lw,
 		ObjectType:    example,
 		ResyncPeriod:  0, // the watch is the only source of truth
 		Transform:     t,
@@ -100,15 +93,8 @@ func informer(client kubernetes.Interface, example runtime.Object, t cache.Trans
 }
 
 func (m *Monitor) csrInformer() (cache.Store, cache.Controller) {
-	csrs := m.client.CertificatesV1().CertificateSigningRequests()
-	return informer(m.client, &certificatesv1.CertificateSigningRequest{}, csrTransform, &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return csrs.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return csrs.Watch(ctx, o)
-		},
-	}, nil) // certificate changes wait for the next beat
+	return informer(&certificatesv1.CertificateSigningRequest{}, csrTransform,
+		kubeapi.ListWatch(m.csrReader, kubeapi.Selectors{}), nil) // certificate changes wait for the next beat
 }
 
 // Components returns the control-plane components, sorted by name; nil when

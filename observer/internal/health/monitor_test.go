@@ -160,7 +160,7 @@ func TestMonitor_ForbiddenCSRReadIsReprobedEachIntervalAndLoggedOnce(t *testing.
 
 func TestMonitor_NotifiesOnlyWhenComponentsChange(t *testing.T) {
 	var notified int
-	m := New(fake.NewClientset(), nil, testingclock.NewFakeClock(t0), interval,
+	m := New(fakeSource(fake.NewClientset()), nil, testingclock.NewFakeClock(t0), interval,
 		slog.New(slog.DiscardHandler), func() { notified++ })
 
 	m.publish()

@@ -103,7 +103,7 @@ func (p *prober) startCSRs(ctx context.Context) {
 	m := p.m
 	probeCtx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	_, err := m.client.CertificatesV1().CertificateSigningRequests().List(probeCtx, metav1.ListOptions{Limit: 1})
+	_, err := m.csrReader.List(probeCtx, metav1.ListOptions{Limit: 1})
 	if ctx.Err() != nil {
 		return
 	}

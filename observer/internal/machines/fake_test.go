@@ -1,6 +1,7 @@
 package machines
 
 import (
+	"context"
 	"bytes"
 	"errors"
 	"strings"
@@ -33,7 +34,7 @@ const (
 type apiserver struct {
 	*fake.FakeDynamicClient
 	state         atomic.Int32
-	probes        atomic.Int32 // one-item Lists
+	probes        atomic.Int32 // discovery requests
 	informerCalls atomic.Int32 // full Lists and Watches
 
 	mu      sync.Mutex
@@ -44,11 +45,7 @@ func newAPIServer() *apiserver {
 	a := &apiserver{FakeDynamicClient: fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{MachinesResource: "MachineList", DeploymentsResource: "MachineDeploymentList"})}
 	a.PrependReactor("list", "*", func(act clienttesting.Action) (bool, runtime.Object, error) {
-		if act.(clienttesting.ListActionImpl).ListOptions.Limit == 1 {
-			a.probes.Add(1)
-		} else {
-			a.informerCalls.Add(1)
-		}
+		a.informerCalls.Add(1)
 		return a.deny(act.GetResource())
 	})
 	a.PrependWatchReactor("*", func(act clienttesting.Action) (bool, watch.Interface, error) {
@@ -65,6 +62,15 @@ func newAPIServer() *apiserver {
 		return true, w, err
 	})
 	return a
+}
+
+// served answers as discovery would: NotFound while the CRDs are absent.
+func (a *apiserver) served(_ context.Context, gvr schema.GroupVersionResource) error {
+	a.probes.Add(1)
+	if a.state.Load() == absent {
+		return apierrors.NewNotFound(gvr.GroupResource(), "")
+	}
+	return nil
 }
 
 func (a *apiserver) deny(gvr schema.GroupVersionResource) (bool, runtime.Object, error) {

@@ -17,19 +17,24 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// probeTimeout bounds the one-item List that tests readability: the
-// contract's 15 seconds per list.
+// probeTimeout bounds the discovery request that tests presence: the
+// contract's 15 seconds per request.
 const probeTimeout = 15 * time.Second
 
+// Served says whether the apiserver serves a resource: nil, a NotFound
+// status error when it does not, or why discovery failed (kubeapi.Served).
+type Served func(ctx context.Context) error
+
 // gate runs one informer only while its resource is readable. While the CRD
-// is absent or the read is Forbidden it probes with a one-item List every
-// interval instead of letting a reflector retry (and log) in a loop; an
-// informer whose list or watch later fails that way is stopped, its records
-// dropped, and probing resumes.
+// is absent it asks discovery every interval, never listing the resource;
+// an informer whose list or watch fails with NotFound or Forbidden is
+// stopped, its records dropped, and after an interval discovery is asked
+// again. Nothing retries in a loop, and nothing is logged twice.
 type gate struct {
 	what      string // "Machines": the subject of log lines
 	omitted   string // what the beat loses while unreadable
 	client    any    // tells the reflector whether WatchList is supported
+	served    Served
 	resource  dynamic.ResourceInterface
 	transform cache.TransformFunc
 	clk       clock.Clock
@@ -64,37 +69,29 @@ func (g *gate) setStore(s cache.Store) {
 	g.changed()
 }
 
-// run alternates probing and watching until ctx is done.
+// run alternates asking discovery and watching until ctx is done. A watch
+// that failed (Forbidden, or the CRD deleted) waits an interval before the
+// next attempt, as an absent resource does.
 func (g *gate) run(ctx context.Context) {
-	for g.waitReadable(ctx) {
-		err := g.watch(ctx)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		err := g.served(pctx)
+		cancel()
 		if ctx.Err() != nil {
 			return
 		}
-		g.report(err)
-	}
-}
-
-// waitReadable probes every interval; false when ctx ended first.
-func (g *gate) waitReadable(ctx context.Context) bool {
-	for {
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		_, err := g.resource.List(pctx, metav1.ListOptions{Limit: 1})
-		cancel()
-		if ctx.Err() != nil {
-			return false
-		}
 		if err == nil {
-			g.logged = ""
-			g.log.Info(g.what + " readable; watching")
-			return true
+			err = g.watch(ctx)
+			if ctx.Err() != nil {
+				return
+			}
 		}
 		g.report(err)
 		wait := g.clk.NewTimer(g.interval)
 		select {
 		case <-ctx.Done():
 			wait.Stop()
-			return false
+			return
 		case <-wait.C():
 		}
 	}
@@ -125,6 +122,8 @@ func (g *gate) watch(ctx context.Context) error {
 	wg.Go(func() { inf.RunWithContext(ictx) })
 	select {
 	case <-inf.HasSyncedChecker().Done():
+		g.logged = "" // readable: the next failure is news again
+		g.log.Info(g.what + " readable; watching")
 		g.setStore(inf.GetStore())
 		<-ictx.Done()
 	case <-ictx.Done():

@@ -35,10 +35,11 @@ type Source struct {
 	pools  []wire.Pool
 }
 
-// New builds a Source; nothing talks to the apiserver until Run. events reads
-// the cached Warning events (nil: none); notify, if set, is called whenever
-// the issues or the pools change.
-func New(dyn dynamic.Interface, namespace string, events func() []*cluster.Event, clk clock.Clock,
+// New builds a Source; nothing talks to the apiserver until Run. served
+// asks discovery whether a resource is there; events reads the cached
+// Warning events (nil: none); notify, if set, is called whenever the issues
+// or the pools change.
+func New(dyn dynamic.Interface, served func(context.Context, schema.GroupVersionResource) error, namespace string, events func() []*cluster.Event, clk clock.Clock,
 	interval time.Duration, log *slog.Logger, notify func()) *Source {
 	if interval <= 0 {
 		interval = time.Minute // the contract's default; a zero timer would spin
@@ -58,6 +59,7 @@ func New(dyn dynamic.Interface, namespace string, events func() []*cluster.Event
 	}
 	newGate := func(what, omitted string, gvr schema.GroupVersionResource, t cache.TransformFunc) *gate {
 		return &gate{what: what, omitted: omitted, client: dyn, resource: dyn.Resource(gvr).Namespace(namespace),
+			served:    func(ctx context.Context) error { return served(ctx, gvr) },
 			transform: t, clk: clk, interval: interval, changed: signal, log: log.With("namespace", namespace)}
 	}
 	s.machines = newGate("Machines", "machineIssues omitted", MachinesResource, machineTransform)

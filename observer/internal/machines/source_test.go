@@ -56,9 +56,11 @@ func TestSource_NotifiesOnlyWhenTheListsChange(t *testing.T) {
 	}
 }
 
-// The gating: no CRD means one quiet probe per interval and no informer; once
-// the resources appear the records flow; a later Forbidden stops the Machine
-// informer, clears the issues with one notification, and probing resumes.
+// The gating: no CRD means one quiet discovery request per interval, no list
+// and no informer; once the resources appear the records flow; a later
+// Forbidden stops the Machine informer, clears the issues with one
+// notification, and from then on each interval costs one discovery request
+// and one refused list.
 func TestSource_GatesInformersOnReadability(t *testing.T) {
 	const interval = time.Minute
 	api := newAPIServer()
@@ -66,7 +68,7 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	logs := &syncBuffer{}
 	var notified atomic.Int32
 	events := []*cluster.Event{machineEvent("e", "m-2", "ReconcilingError", "unsupported location", now)}
-	s := New(api, ns, func() []*cluster.Event { return events }, clk, interval,
+	s := New(api, api.served, ns, func() []*cluster.Event { return events }, clk, interval,
 		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -133,9 +135,12 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	await(t, "issues cleared", func() bool { return s.Issues() == nil })
 	await(t, "a probe waiting", func() bool { return clk.Waiters() == 2 })
 	for range 3 {
-		probes := api.probes.Load()
+		probes, calls := api.probes.Load(), api.informerCalls.Load()
 		clk.Step(interval)
 		await(t, "a probe", func() bool { return api.probes.Load() == probes+1 && clk.Waiters() == 2 })
+		if n := api.informerCalls.Load() - calls; n != 1 {
+			t.Errorf("%d lists or watches in an interval while Forbidden, want the 1 refused list", n)
+		}
 	}
 	if got := notified.Load() - before; got != 1 {
 		t.Errorf("%d notifications for the clear, want 1", got)

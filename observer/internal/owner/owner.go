@@ -12,10 +12,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // ConfigMapName and Key locate the marker; the CronJob's tooling writes them.
@@ -58,12 +57,11 @@ type Watcher struct {
 	beat  bool
 }
 
-// New watches namespace/kubehz-agent-config. The RBAC grants get, list and
+// New watches kubehz-agent-config in the namespace configMaps reads. The RBAC grants get, list and
 // watch on that name only, which list and watch satisfy through the
 // metadata.name field selector.
-func New(client kubernetes.Interface, namespace string, log *slog.Logger, notify func()) *Watcher {
-	cms := client.CoreV1().ConfigMaps(namespace)
-	lw := cluster.ListWatch(client, cluster.Named(ConfigMapName), cms.List, cms.Watch)
+func New(configMaps kubeapi.Reader[*corev1.ConfigMapList], log *slog.Logger, notify func()) *Watcher {
+	lw := kubeapi.ListWatch(configMaps, kubeapi.Named(ConfigMapName))
 	return &Watcher{lw: lw, log: log, notify: notify, beat: true}
 }
 

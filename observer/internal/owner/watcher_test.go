@@ -3,6 +3,7 @@ package owner
 import (
 	"context"
 	"log/slog"
+	"os"
 	"testing"
 	"time"
 
@@ -13,6 +14,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Fake clients cannot stream an informer's initial list.
+	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
+		panic(err)
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -25,7 +30,7 @@ func TestWatcher_FollowsTheMarkerAndStopsCleanly(t *testing.T) {
 	}
 	client := fake.NewClientset(marker)
 	notified := make(chan struct{}, 8)
-	w := New(client, "kubehz-system", slog.New(slog.DiscardHandler), func() { notified <- struct{}{} })
+	w := New(client.CoreV1().ConfigMaps("kubehz-system"), slog.New(slog.DiscardHandler), func() { notified <- struct{}{} })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
