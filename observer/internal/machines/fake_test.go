@@ -1,8 +1,8 @@
 package machines
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"sync"
