@@ -92,7 +92,7 @@ func (o *observer) build(now time.Time) ([]byte, error) {
 		Now:               now,
 		ReportNamespaces:  o.cfg.ReportNamespaces,
 		Nodes:             o.caches.Nodes(),
-		Pods:              o.caches.Pods(),
+		Pods:              o.caches.Pods(o.cfg.ReportNamespaces),
 		Events:            o.caches.Events(),
 	})
 	// The actor's reports ride the beat only while its Lease is fresh; with
@@ -136,7 +136,7 @@ func (o *observer) run(ctx context.Context) error {
 		case <-o.caches.Changed():
 		default:
 		}
-		o.log.Info("Caches synced; beating", "nodes", len(o.caches.Nodes()), "pods", len(o.caches.Pods()))
+		o.log.Info("Caches synced; beating", "nodes", len(o.caches.Nodes()), "pods", o.caches.Pods(false).Total)
 		return o.loop.Run(gctx)
 	})
 	return g.Wait()

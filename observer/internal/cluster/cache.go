@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // Options say what the caches keep.
@@ -21,9 +23,11 @@ type Options struct {
 // Cache watches nodes, pods and Warning events. Its handlers only signal
 // Changed; the heartbeat reads the stores when it is due.
 type Cache struct {
-	nodes, pods, events cache.Store
-	controllers         []cache.Controller
-	changed             chan struct{}
+	nodes, events cache.Store
+	controllers   []cache.Controller
+	pods          *podStore
+	podReflector  *cache.Reflector
+	changed       chan struct{}
 }
 
 // Source is where the caches read from: kubeapi's resources in
@@ -38,7 +42,11 @@ type Source struct {
 func New(src Source, opts Options) *Cache {
 	c := &Cache{changed: make(chan struct{}, 1)}
 	c.nodes = c.add(&corev1.Node{}, nodeTransform, kubeapi.ListWatch(src.Nodes, kubeapi.Selectors{}))
-	c.pods = c.add(&corev1.Pod{}, podTransform, kubeapi.ListWatch(src.Pods, kubeapi.Selectors{}))
+	// Pods need no handlers and no records: a reflector writes straight
+	// into the counting store.
+	c.pods = newPodStore(c.Signal)
+	c.podReflector = cache.NewReflectorWithOptions(kubeapi.ListWatch(src.Pods, kubeapi.Selectors{}),
+		&corev1.Pod{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"})
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here.
 	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()}
@@ -67,21 +75,17 @@ func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw cache.List
 
 // Run runs every informer until ctx is done.
 func (c *Cache) Run(ctx context.Context) {
-	done := make(chan struct{}, len(c.controllers))
+	var wg sync.WaitGroup
 	for _, ctrl := range c.controllers {
-		go func() {
-			ctrl.RunWithContext(ctx)
-			done <- struct{}{}
-		}()
+		wg.Go(func() { ctrl.RunWithContext(ctx) })
 	}
-	for range c.controllers {
-		<-done
-	}
+	wg.Go(func() { c.podReflector.RunWithContext(ctx) })
+	wg.Wait()
 }
 
 // WaitForSync blocks until every informer has listed once, or ctx is done.
 func (c *Cache) WaitForSync(ctx context.Context) bool {
-	synced := make([]cache.InformerSynced, 0, len(c.controllers))
+	synced := []cache.InformerSynced{c.pods.synced.Load}
 	for _, ctrl := range c.controllers {
 		synced = append(synced, ctrl.HasSynced)
 	}
@@ -105,8 +109,8 @@ func (c *Cache) Changed() <-chan struct{} { return c.changed }
 // Nodes returns the cached node records; callers must not modify them.
 func (c *Cache) Nodes() []*Node { return typed[*Node](c.nodes) }
 
-// Pods returns the cached pod records; callers must not modify them.
-func (c *Cache) Pods() []*Pod { return typed[*Pod](c.pods) }
+// Pods counts the pods by phase and, when byNamespace, by namespace.
+func (c *Cache) Pods(byNamespace bool) wire.Pods { return c.pods.Summary(byNamespace) }
 
 // Events returns the cached Warning event records; callers must not modify them.
 func (c *Cache) Events() []*Event { return typed[*Event](c.events) }

@@ -15,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"kubehz.dev/agent/shared/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -70,10 +72,8 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
 		{Name: "wrk-b", Status: "Ready", Ready: true, Roles: "worker"},
 	}
 	awaitEqual(t, "nodes", c.Nodes, wantNodes)
-	awaitEqual(t, "pods", c.Pods, []*Pod{
-		{Namespace: "kube-system", Name: "dns-0", Phase: "Pending"},
-		{Namespace: "shop", Name: "web-0", Phase: "Running"},
-	})
+	awaitPods(t, "pods", c, wire.Pods{Total: 2, Running: 1, Pending: 1,
+		ByNamespace: map[string]int{"kube-system": 1, "shop": 1}})
 	// The fake clientset ignores the Warning field selector, so the Normal
 	// event is cached too; its flag keeps it off the beat.
 	awaitEqual(t, "events", c.Events, []*Event{
@@ -95,12 +95,35 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
 	if _, err := client.CoreV1().Pods("shop").Create(ctx, pod("shop", "web-1", ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	awaitEqual(t, "pods after add", c.Pods, []*Pod{
-		{Namespace: "kube-system", Name: "dns-0", Phase: "Pending"},
-		{Namespace: "shop", Name: "web-0", Phase: "Running"},
-		{Namespace: "shop", Name: "web-1"},
-	})
+	awaitPods(t, "pods after add", c, wire.Pods{Total: 3, Running: 1, Pending: 1, Unknown: 1,
+		ByNamespace: map[string]int{"kube-system": 1, "shop": 2}})
 	awaitSignal(t, c, "pod add")
+	if got := c.Pods(false); got.ByNamespace != nil {
+		t.Errorf("namespaces counted although not asked: %v", got.ByNamespace)
+	}
+
+	// A phase change signals; the same phase again does not.
+	running := pod("shop", "web-1", corev1.PodRunning)
+	if _, err := client.CoreV1().Pods("shop").UpdateStatus(ctx, running, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitPods(t, "pods after a phase change", c, wire.Pods{Total: 3, Running: 2, Pending: 1,
+		ByNamespace: map[string]int{"kube-system": 1, "shop": 2}})
+	awaitSignal(t, c, "pod phase change")
+	running.Labels = map[string]string{"app": "web"}
+	if _, err := client.CoreV1().Pods("shop").Update(ctx, running, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Changed():
+		t.Error("a pod update that kept its phase signalled a change")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := client.CoreV1().Pods("kube-system").Delete(ctx, "dns-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitPods(t, "pods after delete", c, wire.Pods{Total: 2, Running: 2, ByNamespace: map[string]int{"shop": 2}})
+	awaitSignal(t, c, "pod delete")
 
 	if err := client.CoreV1().Events("shop").Delete(ctx, "web-0.aaa", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -134,7 +157,19 @@ func pod(ns, name string, phase corev1.PodPhase) *corev1.Pod {
 	}
 }
 
-type keyed interface{ *Node | *Pod | *Event }
+type keyed interface{ *Node | *Event }
+
+// awaitPods polls the pod counts until they equal want.
+func awaitPods(t *testing.T, what string, c *Cache, want wire.Pods) {
+	t.Helper()
+	var got wire.Pods
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if got = c.Pods(true); reflect.DeepEqual(got, want) {
+			return
+		}
+	}
+	t.Fatalf("%s: %+v, want %+v", what, got, want)
+}
 
 // awaitEqual polls list until, sorted by key, it equals want. Stores list in
 // no particular order.

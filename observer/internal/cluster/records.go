@@ -22,14 +22,6 @@ type Node struct {
 	Memory         string
 }
 
-// Pod is everything the heartbeat reads from a Pod: which namespace it is in
-// and its phase. Name is kept only because the informer keys on it.
-type Pod struct {
-	Namespace string
-	Name      string
-	Phase     string
-}
-
 // Event is a Warning event as the heartbeat reads it. Message is kept only
 // when the configuration allows notes to leave the cluster, or when the event
 // is a machine-controller retry loop, whose message is the machine issue.
@@ -54,11 +46,6 @@ type Event struct {
 
 // GetObjectMeta implements metav1.ObjectMetaAccessor.
 func (n *Node) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: n.Name} }
-
-// GetObjectMeta implements metav1.ObjectMetaAccessor.
-func (p *Pod) GetObjectMeta() metav1.Object {
-	return &metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}
-}
 
 // GetObjectMeta implements metav1.ObjectMetaAccessor.
 func (e *Event) GetObjectMeta() metav1.Object {

@@ -13,9 +13,6 @@ import (
 
 var (
 	nodeTransform = slim.Transform("node", NodeFrom)
-	podTransform  = slim.Transform("pod", func(p *corev1.Pod) *Pod {
-		return &Pod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase)}
-	})
 )
 
 // eventTransform keeps the event message only when notes may leave the

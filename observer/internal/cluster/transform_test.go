@@ -146,7 +146,7 @@ func TestTransforms_CompactIdempotentAndRewrapTombstones(t *testing.T) {
 		Spec:       corev1.PodSpec{NodeName: "wrk-b"},
 		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
 	}
-	podRec := &Pod{Namespace: "shop", Name: "web-0", Phase: "Running"}
+	podRec := &Pod{Key: "shop/web-0", Phase: PhaseRunning}
 	eventRec := &Event{
 		Namespace: "shop", Name: "web-0.17f", Reason: "FailedMount", Kind: "Pod",
 		Warning: true, Count: 2, LastSeen: t0,
@@ -228,7 +228,7 @@ func TestRecords_KeyLikeTheObjectsTheyReplace(t *testing.T) {
 		want string
 	}{
 		{"node is keyed by name", &Node{Name: "wrk-b"}, "wrk-b"},
-		{"pod is keyed by namespace and name", &Pod{Namespace: "shop", Name: "web-0"}, "shop/web-0"},
+		{"pod is keyed by namespace and name", &Pod{Key: "shop/web-0"}, "shop/web-0"},
 		{"event is keyed by namespace and name", &Event{Namespace: "shop", Name: "web-0.17f"}, "shop/web-0.17f"},
 	}
 	for _, tt := range tests {

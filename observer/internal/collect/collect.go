@@ -23,7 +23,7 @@ type Input struct {
 	Now               time.Time
 	ReportNamespaces  bool // privacy gate: byNamespace, event namespace and note
 	Nodes             []*cluster.Node
-	Pods              []*cluster.Pod
+	Pods              wire.Pods // counted by the cache, which keeps no pod records
 	Events            []*cluster.Event
 }
 
@@ -68,35 +68,11 @@ func nodes(recs []*cluster.Node) []wire.Node {
 	return out
 }
 
-func pods(recs []*cluster.Pod, byNamespace bool) wire.Pods {
-	var p wire.Pods
-	var ns map[string]int
-	if byNamespace {
-		ns = map[string]int{}
-	}
-	for _, r := range recs {
-		if r == nil {
-			continue
-		}
-		p.Total++
-		switch r.Phase {
-		case "Running":
-			p.Running++
-		case "Pending":
-			p.Pending++
-		case "Failed":
-			p.Failed++
-		case "Succeeded":
-			p.Succeeded++
-		default:
-			p.Unknown++
-		}
-		if ns != nil {
-			ns[r.Namespace]++
-		}
-	}
-	if len(ns) > 0 {
-		p.ByNamespace = ns
+// pods drops the namespace counts unless namespaces may leave the cluster;
+// the cache only counts them when asked, this is the gate's second lock.
+func pods(p wire.Pods, byNamespace bool) wire.Pods {
+	if !byNamespace || len(p.ByNamespace) == 0 {
+		p.ByNamespace = nil
 	}
 	return p
 }

@@ -36,11 +36,8 @@ func TestBuild_FullSnapshot(t *testing.T) {
 			{Name: "ctl-a", Status: "Ready", Ready: true, Roles: "control-plane",
 				KubeletVersion: "v1.35.5", CPU: "2", Memory: "3900Mi"},
 		},
-		Pods: []*cluster.Pod{
-			{Namespace: "shop", Name: "web-0", Phase: "Running"},
-			{Namespace: "shop", Name: "web-1", Phase: "Pending"},
-			{Namespace: "kube-system", Name: "job-1", Phase: "Succeeded"},
-		},
+		Pods: wire.Pods{Total: 3, Running: 1, Pending: 1, Succeeded: 1,
+			ByNamespace: map[string]int{"shop": 2, "kube-system": 1}},
 		Events: []*cluster.Event{warning("shop", "web-0.17f", now.Add(-20*time.Second))},
 	}
 	want := wire.Payload{
@@ -88,7 +85,7 @@ func TestBuild_NoNodesMarshalAsEmptyList(t *testing.T) {
 			got := Build(Input{
 				Now:   now,
 				Nodes: tt.nodes,
-				Pods:  []*cluster.Pod{{Namespace: "shop", Name: "web-0", Phase: "Running"}},
+				Pods:  wire.Pods{Total: 1, Running: 1},
 			})
 			j := marshal(t, got)
 			if !strings.Contains(j, `"nodes":[]`) {
@@ -143,54 +140,6 @@ func TestBuildAndCap_NodesSortedByNameAndMapped(t *testing.T) {
 			p.Cap()
 			if got := p.Nodes; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("nodes =\n%+v\nwant\n%+v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestBuild_PodSummaryByPhaseAndGatedNamespaces(t *testing.T) {
-	mixed := []*cluster.Pod{
-		{Namespace: "shop", Name: "web-0", Phase: "Running"},
-		{Namespace: "shop", Name: "web-1", Phase: "Pending"},
-		nil,
-		{Namespace: "batch", Name: "job-0", Phase: "Failed"},
-		{Namespace: "batch", Name: "job-1", Phase: "Succeeded"},
-		{Namespace: "batch", Name: "job-2", Phase: "Unknown"},
-		{Namespace: "kube-system", Name: "dns-0", Phase: ""},
-	}
-	tests := []struct {
-		name             string
-		pods             []*cluster.Pod
-		reportNamespaces bool
-		want             wire.Pods
-	}{
-		{
-			name: "empty and Unknown phases count as unknown and nil records are skipped",
-			pods: mixed,
-			want: wire.Pods{Total: 6, Running: 1, Pending: 1, Failed: 1, Succeeded: 1, Unknown: 2},
-		},
-		{
-			name:             "namespace map present on opt-in",
-			pods:             mixed,
-			reportNamespaces: true,
-			want: wire.Pods{Total: 6, Running: 1, Pending: 1, Failed: 1, Succeeded: 1, Unknown: 2,
-				ByNamespace: map[string]int{"shop": 2, "batch": 3, "kube-system": 1}},
-		},
-		{
-			name: "empty input gives zero counts",
-			want: wire.Pods{},
-		},
-		{
-			name:             "empty input gives no namespace map even on opt-in",
-			reportNamespaces: true,
-			want:             wire.Pods{},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Build(Input{Now: now, Pods: tt.pods, ReportNamespaces: tt.reportNamespaces}).Workloads.Pods
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("pods = %+v, want %+v", got, tt.want)
 			}
 		})
 	}
@@ -303,7 +252,7 @@ func TestBuild_PrivacyGateControlsNamespacesAndNotes(t *testing.T) {
 	in := Input{
 		Now:    now,
 		Nodes:  []*cluster.Node{{Name: "wrk-b", Status: "Ready", Ready: true, Roles: "worker"}},
-		Pods:   []*cluster.Pod{{Namespace: "shop", Name: "web-0", Phase: "Running"}},
+		Pods:   wire.Pods{Total: 1, Running: 1, ByNamespace: map[string]int{"shop": 1}},
 		Events: []*cluster.Event{warning("shop", "web-0.17f", now)},
 	}
 	tests := []struct {
