@@ -10,8 +10,10 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/actor/internal/cluster"
@@ -63,8 +65,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	// The typed clientset: tools/leaderelection needs it, so the actor links
-	// it anyway (the observer does not).
-	client, err := kubernetes.NewForConfig(c.Rest)
+	// it anyway (the observer does not). Built-in kinds speak protobuf, which
+	// decodes 5,000 Nodes with a fraction of JSON's CPU and garbage.
+	typed := rest.CopyConfig(c.Rest)
+	typed.ContentType = runtime.ContentTypeProtobuf
+	typed.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	client, err := kubernetes.NewForConfig(typed)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}
