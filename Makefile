@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X kubehz.dev/agent/shared/buildinfo.Version=$(VERSION)
 # The control plane the tests run against; built once per machine.
 ASSETS = $(shell hack/controlplane.sh)
 
-.PHONY: build test test-k8s-1.35 bench demo lint verify controlplane fuzz
+.PHONY: build test test-k8s-1.35 bench bench-large demo lint verify controlplane fuzz
 
 ## build: static observer and actor binaries into bin/
 build:
@@ -46,12 +46,25 @@ test-k8s-1.35:
 	cd test && KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8 \
 	  go test -race -count=1 -timeout 30m ./e2e/
 
-## bench: benchmarks that print speed and memory figures
+## bench: every module's Go benchmarks, then the scale harness (test/bench):
+## the built observer and two actor replicas on a real apiserver at 10/50
+## nodes/pods (without, then with the optional CRDs), 100/5,000 and
+## 1,000/50,000; prints tables, writes bin/bench/results.json and
+## docs/bench-memory.svg. KUBEHZ_BENCH_WINDOW (default 360s) is the steady
+## window; KUBEHZ_BENCH_SIZES overrides the sizes (see test/bench).
+KUBEHZ_BENCH_SIZES ?= small
 bench: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
 	for m in $(MODULES); do \
-	  (cd $$m && go test -run '^$$' -bench . -benchmem ./...); \
-	done
+	  pkgs="$$(cd $$m && grep -rl --include='*_test.go' '^func Benchmark' . | xargs -r -n1 dirname | sort -u | grep -vx './bench' || true)"; \
+	  [ -z "$$pkgs" ] || (cd $$m && go test -run '^$$' -bench . -benchmem $$pkgs); \
+	done; \
+	cd test && KUBEHZ_BENCH_SIZES="$(KUBEHZ_BENCH_SIZES)" \
+	  go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime=1x -timeout 4h ./bench/
+
+## bench-large: bench, plus 5,000 nodes / 150,000 pods (the apiserver restarted after populating)
+bench-large:
+	@$(MAKE) --no-print-directory bench KUBEHZ_BENCH_SIZES=large
 
 ## fuzz: every fuzz target for FUZZTIME each (default 30s); failing inputs land in testdata/fuzz
 fuzz:

@@ -1,4 +1,5 @@
-// Package memlimit derives the Go soft memory limit from the container's.
+// Package memlimit sets the Go collector for a small, long-lived agent: the
+// soft memory limit from the container's, and a tighter GC target.
 package memlimit
 
 import (
@@ -8,11 +9,23 @@ import (
 	"strings"
 )
 
+// GCPercent is the collector's target when GOGC is unset: the heap may grow
+// by half its live size between collections instead of doubling. The agents
+// allocate little once synced, so the extra collections cost almost no CPU,
+// while a small heap's floor and the initial sync's peak both drop (measured
+// with test/bench at 100 nodes / 5,000 pods: peak 28.9 -> 23.3 MiB).
+const GCPercent = 50
+
 // Apply sets the Go soft memory limit to 90% of the container's
 // limit (KUBEHZ_MEMORY_LIMIT, bytes, from the downward API), unless the user
 // set GOMEMLIMIT themselves. The headroom covers what the runtime does not
 // count, so the collector tightens before the kernel OOM-kills.
+//
+// It also sets the GC target to GCPercent unless GOGC is set.
 func Apply(getenv func(string) string, log *slog.Logger) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(GCPercent)
+	}
 	if getenv("GOMEMLIMIT") != "" {
 		return
 	}

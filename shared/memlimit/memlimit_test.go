@@ -56,3 +56,23 @@ func TestApply_NinetyPercentOfContainerLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestApply_GCTargetUnlessGOGCIsSet(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+	log := slog.New(slog.DiscardHandler)
+
+	Apply(func(string) string { return "" }, log)
+	if got := debug.SetGCPercent(100); got != 50 {
+		t.Errorf("GC percent with GOGC unset = %d, want 50", got)
+	}
+	Apply(func(k string) string {
+		if k == "GOGC" {
+			return "200" // the runtime read it at start; Apply must leave it
+		}
+		return ""
+	}, log)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent with GOGC set = %d, want it left at 100", got)
+	}
+}

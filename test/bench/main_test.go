@@ -1,0 +1,164 @@
+// Package bench is the scale harness: the built observer and two actor
+// replicas run as processes under their own ServiceAccounts, with exactly the
+// RBAC and settings of deploy/, against a real kube-apiserver holding
+// clusters of growing size. It prints, per size, how fast the cluster was
+// populated, how long the observer took to its first beat that counted
+// everything, each process' resident memory and CPU over a steady window,
+// and every request each binary made, from the apiserver's audit log. A LIST
+// in the steady window is a defect and fails the benchmark.
+//
+// The package holds benchmarks only; `go test` without -bench starts
+// nothing. `make bench` and `make bench-large` run it.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"testing"
+
+	"go.uber.org/goleak"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"kubehz.dev/agent/test/kube"
+)
+
+// The identities deploy/ gives the two binaries, as the audit log names them.
+const (
+	observerUser = "system:serviceaccount:kubehz-system:kubehz-observer"
+	actorUser    = "system:serviceaccount:kubehz-system:kubehz-actor"
+)
+
+// auditPolicy records the metadata of the agent's own requests only: the
+// harness' hundreds of thousands of writes would make the log, and the
+// apiserver's blocking writes to it, the bottleneck of populating.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+    users: ["` + observerUser + `", "` + actorUser + `"]
+  - level: None
+`
+
+// harness is the control plane every size shares, started by the benchmark
+// and stopped by TestMain.
+var harness struct {
+	once sync.Once
+	err  error
+	dir  string
+	env  *kube.Env
+	// admin is system:masters over protobuf and unthrottled: populating is
+	// bound by the apiserver, not the client. dyn writes the CRD objects,
+	// which only speak JSON.
+	admin kubernetes.Interface
+	dyn   dynamic.Interface
+	// Built without -race: resident memory and CPU are the point.
+	observerBin, actorBin               string
+	observerKubeconfig, actorKubeconfig string
+	auditLog                            string
+	kubeVersion                         string
+	deployed                            deployed
+	// baseline ignores the harness' own client goroutines; anything a
+	// benchmark starts beyond them must be gone by the end.
+	baseline goleak.Option
+	// held is what the cluster holds so far; it only grows.
+	held held
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	// The control plane goes first: the clients' connections to it and the
+	// restarted apiserver's reaper end with it, and are the harness', not a
+	// benchmark's.
+	if harness.env != nil {
+		if err := harness.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop control plane:", err)
+		}
+	}
+	if harness.baseline != nil && code == 0 {
+		if err := goleak.Find(harness.baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	if harness.dir != "" {
+		_ = os.RemoveAll(harness.dir)
+	}
+	os.Exit(code)
+}
+
+// startHarness records each part as it comes up, so TestMain can stop what
+// a failed start left behind.
+func startHarness() error {
+	dir, err := os.MkdirTemp("", "kubehz-bench-")
+	if err != nil {
+		return err
+	}
+	harness.dir = dir
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return err
+	}
+	harness.auditLog = filepath.Join(dir, "audit.log")
+	env, err := kube.Start(kube.Options{APIServerArgs: map[string][]string{
+		"audit-policy-file": {policy}, "audit-log-path": {harness.auditLog},
+		// Blocking: a request's record is written before its answer, so the
+		// log is complete the moment a process has stopped. No rotation
+		// (the default rotates at 100 MB) under the reader's feet.
+		"audit-log-mode": {"blocking"}, "audit-log-maxsize": {"100000"},
+	}})
+	if err != nil {
+		return err
+	}
+	harness.env = env
+	if harness.deployed, err = deployedEnv(env.Root); err != nil {
+		return err
+	}
+	harness.observerBin = filepath.Join(dir, "observer")
+	harness.actorBin = filepath.Join(dir, "actor")
+	for pkg, out := range map[string]string{"./observer": harness.observerBin, "./actor": harness.actorBin} {
+		if err := kube.Build(env.Root, pkg, out, false); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// The managed tier: the observer's objects plus the actor's, among them
+	// the actor Deployment its kill-switch guard watches.
+	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "actor")); err != nil {
+		return err
+	}
+	harness.observerKubeconfig = filepath.Join(dir, "observer.kubeconfig")
+	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", harness.observerKubeconfig); err != nil {
+		return err
+	}
+	harness.actorKubeconfig = filepath.Join(dir, "actor.kubeconfig")
+	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-actor", harness.actorKubeconfig); err != nil {
+		return err
+	}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit
+	if harness.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+		return err
+	}
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	if harness.admin, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	// One request first, so the clients' connection exists before the
+	// baseline is taken.
+	v, err := harness.admin.Discovery().ServerVersion()
+	if err != nil {
+		return err
+	}
+	harness.kubeVersion = v.GitVersion
+	harness.baseline = goleak.IgnoreCurrent()
+	return nil
+}

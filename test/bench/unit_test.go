@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The harness' own logic, checked without a control plane: these run on
+// every `go test` and start nothing.
+
+func TestParseVariants(t *testing.T) {
+	got, err := parseVariants("10x50-nocrd, 10x50,5000x150000-restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []variant{{Nodes: 10, Pods: 50}, {Nodes: 10, Pods: 50, CRDs: true}, {Nodes: 5000, Pods: 150000, CRDs: true, Restart: true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for _, preset := range []string{"", "small", "large"} {
+		if _, err := parseVariants(preset); err != nil {
+			t.Errorf("%q: %v", preset, err)
+		}
+	}
+	if large, _ := parseVariants("large"); !large[len(large)-1].Restart || len(large) != len(smallVariants)+1 {
+		t.Errorf("large is not small plus a restarted largest size: %v", large)
+	}
+	for _, bad := range []string{"10x50,10x49", "10x50,10x50-nocrd", "10", "10x50-fast", "x50"} {
+		if _, err := parseVariants(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestTallyRequests_SplitsAtTheWindowAndCountsAWatchOnce(t *testing.T) {
+	from := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+	to := from.Add(time.Minute)
+	lines := []string{
+		// Before the window: the list, and the watch opened (then ended).
+		`{"stage":"ResponseComplete","verb":"list","user":{"username":"` + observerUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:00Z"}`,
+		`{"stage":"ResponseStarted","verb":"watch","user":{"username":"` + observerUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:01Z"}`,
+		`{"stage":"ResponseComplete","verb":"watch","user":{"username":"` + observerUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:01Z"}`,
+		// In it: a discovery GET by the leader and a list by the standby.
+		`{"stage":"ResponseComplete","verb":"get","requestURI":"/apis/cluster.k8s.io/v1alpha1?timeout=32s","userAgent":"actor/v1 actor/actor-x-abcde_0f0f","user":{"username":"` + actorUser + `"},"requestReceivedTimestamp":"2026-07-06T12:00:10Z"}`,
+		`{"stage":"ResponseComplete","verb":"list","userAgent":"actor/v1 actor/actor-x-fghij_0a0a","user":{"username":"` + actorUser + `"},"objectRef":{"resource":"machines","apiGroup":"cluster.k8s.io"},"requestReceivedTimestamp":"2026-07-06T12:00:20Z"}`,
+		// After it (shutdown), and someone else's: left out.
+		`{"stage":"ResponseComplete","verb":"update","user":{"username":"` + actorUser + `"},"objectRef":{"resource":"leases","apiGroup":"coordination.k8s.io"},"requestReceivedTimestamp":"2026-07-06T12:02:00Z"}`,
+		`{"stage":"ResponseComplete","verb":"list","user":{"username":"system:admin"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T12:00:30Z"}`,
+		`{"stage":"Resp`, // a line still being written
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	events, err := readAudit(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]string{"actor-x-abcde": "actor leader", "actor-x-fghij": "actor standby"}
+	got := tallyRequests(events, roles, from, to)
+	want := []requestRow{
+		{Process: "actor leader", Verb: "get", Target: "/apis/cluster.k8s.io/v1alpha1", Window: 1},
+		{Process: "actor standby", Verb: "list", Target: "cluster.k8s.io/machines", Window: 1},
+		{Process: "observer", Verb: "list", Target: "pods", Before: 1},
+		{Process: "observer", Verb: "watch", Target: "pods", Before: 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestChart_IsWellFormedSVG(t *testing.T) {
+	svg := chart([]chartPoint{{50, 10, 30.1, 25.2}, {5000, 100, 41, 30}, {50000, 1000, 95.5, 52}}, 128,
+		"Measured <today> on 2 cores & friends")
+	dec := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		_, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v\n%s", err, svg)
+		}
+	}
+	for _, want := range []string{"observer", "actor leader", "95.5", "10k", "1k nodes", "limit in deploy/: 128 MiB", "&lt;today&gt;"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+}
+
+func TestCPUTicksAndStatusOfThisProcess(t *testing.T) {
+	pid := os.Getpid()
+	if _, err := cpuTicks(pid); err != nil {
+		t.Error(err)
+	}
+	if rss, err := procStatus(pid, "VmRSS"); err != nil || rss <= 0 {
+		t.Errorf("VmRSS %d, %v", rss, err)
+	}
+	if m := median([]int64{5, 1, 3, 2}); m != 2 {
+		t.Errorf("median %d, want 2", m)
+	}
+}
