@@ -113,6 +113,11 @@ func startHarness() error {
 		// log is complete the moment a process has stopped. No rotation
 		// (the default rotates at 100 MB) under the reader's feet.
 		"audit-log-mode": {"blocking"}, "audit-log-maxsize": {"100000"},
+	}, EtcdArgs: map[string][]string{
+		// 150,000 pods with their status writes outgrow etcd's default 2 GiB
+		// quota ("mvcc: database space exceeded"); a real cluster that size
+		// runs with a larger one too.
+		"quota-backend-bytes": {"8589934592"},
 	}})
 	if err != nil {
 		return err

@@ -29,6 +29,12 @@ import (
 // Nothing here is timed as an assertion: the figures are printed. Run it
 // once (-benchtime=1x); the window is its only loop.
 func BenchmarkScale(b *testing.B) {
+	if files := os.Getenv(fromEnv); files != "" {
+		if err := combine(os.Stdout, files); err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
 	variants, err := parseVariants(os.Getenv(sizesEnv))
 	if err != nil {
 		b.Fatal(err)

@@ -70,6 +70,8 @@ type Env struct {
 type Options struct {
 	// APIServerArgs are extra kube-apiserver flags, name → values.
 	APIServerArgs map[string][]string
+	// EtcdArgs are extra etcd flags, name → values.
+	EtcdArgs map[string][]string
 }
 
 // Start boots etcd and kube-apiserver on loopback ports.
@@ -97,6 +99,9 @@ func Start(opts Options) (*Env, error) {
 	// Explicit paths: envtest would otherwise prefer TEST_ASSET_* and
 	// KUBEBUILDER_ASSETS from the environment over the pinned build.
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	for name, values := range opts.EtcdArgs {
+		te.ControlPlane.Etcd.Configure().Set(name, values...)
+	}
 	api := te.ControlPlane.GetAPIServer()
 	api.Path = filepath.Join(assets, "kube-apiserver")
 	for name, values := range opts.APIServerArgs {
