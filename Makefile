@@ -51,7 +51,8 @@ test-k8s-1.35:
 ## nodes/pods (without, then with the optional CRDs), 100/5,000 and
 ## 1,000/50,000; prints tables, writes bin/bench/results.json and
 ## docs/bench-memory.svg. KUBEHZ_BENCH_WINDOW (default 360s) is the steady
-## window; KUBEHZ_BENCH_SIZES overrides the sizes (see test/bench).
+## window; KUBEHZ_BENCH_SIZES overrides the sizes (see test/bench);
+## KUBEHZ_BENCH_FROM=a.json,b.json prints and charts saved runs together.
 KUBEHZ_BENCH_SIZES ?= small
 bench: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
