@@ -71,9 +71,9 @@ var podTransform = slim.Transform("pod", func(p *corev1.Pod) *Pod {
 // compact record still cost about three times as much (BenchmarkPodStore
 // prints both), and at 150,000 pods the pods are nearly all of the heap.
 //
-// It implements the cache.Store the reflector writes to, and
-// cache.TransformingStore so that a streamed initial list is compacted as it
-// arrives instead of being held whole until it ends.
+// It is a cache.TransformingStore: the reflector writes to it, and compacts
+// a streamed initial list as it arrives instead of holding it whole until
+// it ends. Nothing reads it but Summary.
 type podStore struct {
 	signal func()
 	synced atomic.Bool
@@ -161,46 +161,6 @@ func (s *podStore) record(obj any) (*Pod, error) {
 }
 
 func (s *podStore) Resync() error { return nil }
-
-// The reads below complete cache.Store; the observer itself only counts.
-
-func (s *podStore) List() []any {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]any, 0, len(s.phases))
-	for k, p := range s.phases {
-		out = append(out, &Pod{Key: k, Phase: p})
-	}
-	return out
-}
-
-func (s *podStore) ListKeys() []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.phases))
-	for k := range s.phases {
-		out = append(out, k)
-	}
-	return out
-}
-
-func (s *podStore) Get(obj any) (any, bool, error) {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		return nil, false, err
-	}
-	return s.GetByKey(key)
-}
-
-func (s *podStore) GetByKey(key string) (any, bool, error) {
-	s.mu.RLock()
-	p, ok := s.phases[key]
-	s.mu.RUnlock()
-	if !ok {
-		return nil, false, nil
-	}
-	return &Pod{Key: key, Phase: p}, true, nil
-}
 
 // Summary counts the pods by phase and, when byNamespace, by namespace.
 func (s *podStore) Summary(byNamespace bool) wire.Pods {
