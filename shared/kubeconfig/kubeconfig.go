@@ -5,6 +5,7 @@ package kubeconfig
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -17,8 +18,13 @@ import (
 func Load(getenv func(string) string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
-	if path := getenv("KUBECONFIG"); path != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", path)
+	if paths := getenv("KUBECONFIG"); paths != "" {
+		// kubectl's loading rules: a colon-separated KUBECONFIG merges its
+		// files (first one wins per key), so the kubeconfig that works for
+		// kubectl works here too. Precedence is set from getenv, not read
+		// from the process environment, so callers stay testable.
+		rules := &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(paths)}
+		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	} else {
 		cfg, err = rest.InClusterConfig()
 	}
