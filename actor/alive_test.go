@@ -75,7 +75,9 @@ func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.
 			t.Errorf("fetches = %d, want 5 (four answered, the fifth stuck)", n)
 		}
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("lead.Run after the stop: %v", err)
+		}
 	})
 }
 

@@ -93,7 +93,7 @@ func (p *problems) integer(name, v, what string, lo, hi int) int {
 // LogValue prints the settings for the start-up log line, redacted as
 // Common's.
 func (a Actor) LogValue() slog.Value {
-	return slog.GroupValue(append(a.Common.attrs(),
+	return slog.GroupValue(append(a.attrs(),
 		slog.String("desiredPoll", a.DesiredPoll.String()),
 		slog.Int("maxReplicas", a.MaxReplicas),
 		slog.String("healEvictionTimeout", a.HealEvictionTimeout.String()),

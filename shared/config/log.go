@@ -10,7 +10,7 @@ import (
 // only as redacted or <unset>, the URL only as scheme://host[:port]/path, and
 // every other value is masked in case a token was pasted into it.
 func (o Observer) LogValue() slog.Value {
-	return slog.GroupValue(append(o.Common.attrs(),
+	return slog.GroupValue(append(o.attrs(),
 		// Go duration text, not the JSON handler's nanosecond integers.
 		slog.String("fullInterval", o.FullInterval.String()),
 		slog.String("debounce", o.Debounce.String()),

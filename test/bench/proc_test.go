@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -57,7 +58,7 @@ func cpuTicks(pid int) (int64, error) {
 	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
 	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("parse /proc/%d/stat: %v %v", pid, err1, err2)
+		return 0, fmt.Errorf("parse /proc/%d/stat: %w", pid, errors.Join(err1, err2))
 	}
 	return utime + stime, nil
 }

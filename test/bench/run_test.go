@@ -418,7 +418,7 @@ func (r *run) stopErrors() error {
 	var errs []error
 	for _, a := range r.agents() {
 		if a.stopped && (a.err != nil || a.code != 0) {
-			errs = append(errs, fmt.Errorf("%s did not stop cleanly (code %d, %v)\n%s", a.name, a.code, a.err, tail(a.proc.Output())))
+			errs = append(errs, fmt.Errorf("%s did not stop cleanly (code %d, %w)\n%s", a.name, a.code, a.err, tail(a.proc.Output())))
 		}
 	}
 	return errors.Join(errs...)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/xml"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func TestChart_IsWellFormedSVG(t *testing.T) {
 	dec := xml.NewDecoder(strings.NewReader(svg))
 	for {
 		_, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -44,7 +44,7 @@ func TestSim_SetNodeConditionBackdatesTransition(t *testing.T) {
 		t.Fatal(err)
 	}
 	moved := readyCondition(h.node(name)).LastTransitionTime
-	if !moved.Time.After(since) {
+	if !moved.After(since) {
 		t.Errorf("Unknown → False kept transition %s", moved)
 	}
 	if err := h.sim.SetNodeReady(t.Context(), name, false); err != nil {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -181,7 +182,7 @@ func probeActor(t *testing.T, aliveFile string) error {
 	cmd := exec.Command(suite.actorBin, "probe")
 	cmd.Env = []string{"KUBEHZ_LIVENESS_FILE=" + aliveFile}
 	out, err := cmd.CombinedOutput()
-	if _, ok := err.(*exec.ExitError); ok {
+	if _, ok := errors.AsType[*exec.ExitError](err); ok {
 		return fmt.Errorf("%s", strings.TrimSpace(string(out)))
 	}
 	if err != nil {

@@ -44,7 +44,7 @@ func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	mds := dyn.Resource(mdsGVR).Namespace("kube-system")
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		<-done //nolint:errcheck // the simulator's stop; this test checks the actor
 		bg := context.Background()
 		_ = mds.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
 		machines := dyn.Resource(machinesGVR).Namespace("kube-system")

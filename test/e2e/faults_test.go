@@ -97,7 +97,7 @@ func TestObserver_RetryAfterIsHonoured(t *testing.T) {
 			func(time.Time) string { return "3" },
 			func(faulted, _ time.Time) time.Time { return faulted.Add(3 * time.Second) }},
 		{"http date",
-			func(anchor time.Time) string { return platformsim.RetryAfterAt(anchor) },
+			platformsim.RetryAfterAt,
 			// The date has whole-second resolution; it names that second.
 			func(_, anchor time.Time) time.Time { return anchor.Truncate(time.Second) }},
 	} {

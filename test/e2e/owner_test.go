@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -74,7 +75,7 @@ func TestObserver_LivenessProbe(t *testing.T) {
 		cmd := exec.Command(suite.observerBin, "probe")
 		cmd.Env = []string{"KUBEHZ_LIVENESS_FILE=" + aliveFile}
 		out, err := cmd.CombinedOutput()
-		if exit, ok := err.(*exec.ExitError); ok {
+		if exit, ok := errors.AsType[*exec.ExitError](err); ok {
 			return exit.ExitCode(), string(out)
 		}
 		if err != nil {

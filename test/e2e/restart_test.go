@@ -173,7 +173,7 @@ func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the simulator's stop; this test checks the agent
 	if err := sim.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}

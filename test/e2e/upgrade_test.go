@@ -66,7 +66,7 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 		if aok && a.Status == "in-progress" && bok && bb.Status == "in-progress" {
 			t.Errorf("beat %d: both pools roll at once: %+v %+v", b.Seq, a, bb)
 		}
-		if aok && a.Status == "in-progress" && bok && !(bb.Status == "pending" && strings.Contains(bb.Detail, "one pool rolls at a time")) {
+		if aok && a.Status == "in-progress" && bok && (bb.Status != "pending" || !strings.Contains(bb.Detail, "one pool rolls at a time")) {
 			t.Errorf("beat %d: pool-b is %s %q while pool-a rolls, want pending one pool rolls at a time", b.Seq, bb.Status, bb.Detail)
 		}
 		for _, x := range []action{a, bb} {

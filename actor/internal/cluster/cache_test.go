@@ -205,7 +205,7 @@ func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
 
 	// Once served, the same cache lists and asks discovery no more.
 	served := false
-	c.onDemand.served = func(context.Context) error { served = true; return nil }
+	c.served = func(context.Context) error { served = true; return nil }
 	if err := c.Ensure(t.Context(), t.Context()); err != nil {
 		t.Fatalf("Ensure once served: %v", err)
 	}

@@ -142,7 +142,7 @@ func (e *fakeExecutor) revisions() []int64 {
 	defer e.mu.Unlock()
 	out := []int64{}
 	for _, d := range e.executed {
-		out = append(out, int64(d.Revision))
+		out = append(out, d.Revision)
 	}
 	return out
 }

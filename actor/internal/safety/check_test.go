@@ -225,17 +225,6 @@ func (c *checker) midRoll(d *md) bool {
 	return false
 }
 
-// misplaced says some machine of pool d's MachineSet resolves to another
-// pool, where selectors overlap: the actor cannot see that it rolls.
-func (c *checker) misplaced(d *md) bool {
-	for _, m := range c.w.machines {
-		if c.w.owner(m) == d.name && c.w.poolOf(m) != d.name {
-			return true
-		}
-	}
-	return false
-}
-
 // endStep checks what holds once the pass is over.
 func (c *checker) endStep() {
 	rolling := []string{}

@@ -9,7 +9,7 @@ func TestDecide(t *testing.T) {
 	// Defaults from the contract: full 60 s, debounce 10 s, min-gap 15 s.
 	c := Cadence{Full: 60 * time.Second, Debounce: 10 * time.Second, MinGap: 15 * time.Second}
 	t0 := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	at := t0.Add
 	const s = time.Second
 
 	tests := []struct {

@@ -53,8 +53,8 @@ func TestSender_RunWaitsForVerdictInProgress(t *testing.T) {
 		h.cancel()
 		synctest.Wait()
 		select {
-		case <-h.done:
-			t.Fatal("Run returned while onVerdict was still running")
+		case err := <-h.done:
+			t.Fatalf("Run returned (%v) while onVerdict was still running", err)
 		default:
 		}
 		close(gate)

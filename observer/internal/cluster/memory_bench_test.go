@@ -159,9 +159,9 @@ func decodedPod(i int) any {
 				UID: uid + "-rs", Controller: new(true), BlockOwnerDeletion: new(true)}},
 			ManagedFields: []metav1.ManagedFieldsEntry{
 				{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-					Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(podSpecFields)}},
+					Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(podSpecFields)},
 				{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-					Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(podStatusFields)},
+					Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(podStatusFields),
 					Subresource: "status"},
 			},
 		},
@@ -233,7 +233,7 @@ func decodedNode(i int) any {
 	}
 	manager := func(name, sub, fields string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: name, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}, Subresource: sub}
+			Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields), Subresource: sub}
 	}
 	return roundTrip(&corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
@@ -282,8 +282,8 @@ func decodedEvent(i int) any {
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.%016x", pod, i), Namespace: ns,
 			ResourceVersion: fmt.Sprint(300000 + i), CreationTimestamp: benchEpoch,
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate,
-				APIVersion: "v1", Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(
-					`{"f:count":{},"f:firstTimestamp":{},"f:involvedObject":{},"f:lastTimestamp":{},"f:message":{},"f:reason":{},"f:reportingComponent":{},"f:reportingInstance":{},"f:source":{"f:component":{},"f:host":{}},"f:type":{}}`)}}}},
+				APIVersion: "v1", Time: &benchEpoch, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(
+					`{"f:count":{},"f:firstTimestamp":{},"f:involvedObject":{},"f:lastTimestamp":{},"f:message":{},"f:reason":{},"f:reportingComponent":{},"f:reportingInstance":{},"f:source":{"f:component":{},"f:host":{}},"f:type":{}}`)}}},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: pod, APIVersion: "v1",
 			UID: types.UID(fmt.Sprintf("5f0c%04x-8d1e-4c2a-9b7e-%012x", i%65536, i)), FieldPath: "spec.containers{app}"},
 		Reason: "BackOff", Message: "Back-off restarting failed container app in pod " + pod + "_" + ns,
