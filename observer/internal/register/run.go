@@ -33,7 +33,7 @@ type Deps struct {
 	Announcer Announcer
 	Random    io.Reader // crypto/rand.Reader outside tests
 	Sleep     Sleeper   // nil: real time
-	Jitter    func() float64
+	Jitter    func() float64 // backoff jitter in [0, 1); nil: random
 	Log       *slog.Logger
 }
 
