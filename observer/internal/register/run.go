@@ -31,8 +31,8 @@ const apiTimeout = 10 * time.Second
 type Deps struct {
 	Secrets   Secrets
 	Announcer Announcer
-	Random    io.Reader // crypto/rand.Reader outside tests
-	Sleep     Sleeper   // nil: real time
+	Random    io.Reader      // crypto/rand.Reader outside tests
+	Sleep     Sleeper        // nil: real time
 	Jitter    func() float64 // backoff jitter in [0, 1); nil: random
 	Log       *slog.Logger
 }
