@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"kubehz.dev/agent/observer/internal/register"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
@@ -13,7 +14,10 @@ import (
 	"kubehz.dev/agent/shared/memlimit"
 )
 
-func run(ctx context.Context, args []string, getenv func(string) string, _, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 1 && args[1] == "register" {
+		return register.Command(ctx, getenv, stdout, stderr)
+	}
 	if len(args) > 1 && args[1] == "probe" {
 		// The exec liveness probe: a separate, short-lived process that only
 		// reads the file the running observer keeps fresh.

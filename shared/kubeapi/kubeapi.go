@@ -150,6 +150,13 @@ func (r Resource[T, L]) Get(ctx context.Context, name string, opts metav1.GetOpt
 	return out, err
 }
 
+// Create writes a new object; the register command's only write.
+func (r Resource[T, L]) Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error) {
+	out := r.item.DeepCopyObject().(T)
+	err := r.request(r.client.Post()).VersionedParams(&opts, params).Body(obj).Do(ctx).Into(out)
+	return out, err
+}
+
 // List reads every object opts selects.
 func (r Resource[T, L]) List(ctx context.Context, opts metav1.ListOptions) (L, error) {
 	out := r.list.DeepCopyObject().(L)

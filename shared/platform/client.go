@@ -74,10 +74,20 @@ func New(opts Options) (*Client, error) {
 	if opts.Credentials == nil {
 		return nil, errors.New("platform client: no credentials")
 	}
+	c, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.heartbeatURL = endpoint(opts.BaseURL, opts.ClusterID, "heartbeat")
+	c.desiredURL = endpoint(opts.BaseURL, opts.ClusterID, "desired")
+	return c, nil
+}
+
+// build makes the HTTP side of a client from checked options.
+func build(opts Options) (*Client, error) {
 	if opts.Transport != nil && opts.TLSConfig != nil {
 		return nil, errors.New("platform client: set Transport or TLSConfig, not both")
 	}
-
 	c := &Client{
 		creds:     opts.Credentials,
 		userAgent: opts.UserAgent,
@@ -105,8 +115,6 @@ func New(opts Options) (*Client, error) {
 		// configured; the 3xx comes back to send, which refuses it.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	c.heartbeatURL = endpoint(opts.BaseURL, opts.ClusterID, "heartbeat")
-	c.desiredURL = endpoint(opts.BaseURL, opts.ClusterID, "desired")
 	return c, nil
 }
 
@@ -158,9 +166,14 @@ func isLoopback(host string) bool {
 // escaped form keeps %2F in the id as an escape: url.URL would otherwise
 // re-derive the path and turn it back into a separator.
 func endpoint(base *url.URL, clusterID, leaf string) string {
+	return under(base, "/api/clusters/"+url.PathEscape(clusterID)+"/"+leaf)
+}
+
+// under appends an escaped path to the base URL's scheme, host and prefix.
+func under(base *url.URL, escapedPath string) string {
 	u := url.URL{Scheme: strings.ToLower(base.Scheme), Host: base.Host}
 	prefix := strings.TrimRight(base.EscapedPath(), "/")
-	return u.String() + prefix + "/api/clusters/" + url.PathEscape(clusterID) + "/" + leaf
+	return u.String() + prefix + escapedPath
 }
 
 // newTransport is http.DefaultTransport's behaviour (proxy from the

@@ -32,18 +32,26 @@ type request struct {
 	body        []byte
 	header      http.Header
 	notModified bool // 304 is an answer, not an error
+	// anonymous sends no Authorization header (registration has no token
+	// yet); redact is then what to mask in a logged error body.
+	anonymous bool
+	redact    string
 }
 
 // send makes one authorized request. It returns the response only for a 2xx
 // (or an allowed 304); the caller then owns the body and must closeBody it.
 // Every other outcome is an error and the body is already closed.
 func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
-	tok, err := c.creds.Token(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: read agent token: %w", r.op, err)
-	}
-	if tok == "" {
-		return nil, fmt.Errorf("%s: agent token is empty", r.op)
+	secret := r.redact
+	if !r.anonymous {
+		tok, err := c.creds.Token(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: read agent token: %w", r.op, err)
+		}
+		if tok == "" {
+			return nil, fmt.Errorf("%s: agent token is empty", r.op)
+		}
+		secret = tok.Reveal()
 	}
 	var body io.Reader
 	if r.body != nil {
@@ -58,7 +66,9 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	req.Header.Set("Authorization", "Bearer "+tok.Reveal())
+	if !r.anonymous {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
 
 	// A transport error names the method and URL, never a header, so the
 	// token cannot ride along in it.
@@ -71,11 +81,11 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		return resp, nil
 	}
 	defer closeBody(resp.Body)
-	c.logSnippet(r.op, resp, tok.Reveal())
+	c.logSnippet(r.op, resp, secret)
 	if code >= 300 && code < 400 && code != http.StatusNotModified {
 		return nil, fmt.Errorf("%s: %w", r.op, &RedirectError{Code: code, Target: redirectTarget(resp)})
 	}
-	if code == http.StatusUnauthorized {
+	if code == http.StatusUnauthorized && !r.anonymous {
 		c.creds.Invalidate()
 	}
 	se := &StatusError{Code: code}
@@ -110,7 +120,10 @@ func (c *Client) logSnippet(op string, resp *http.Response, secret string) {
 		return
 	}
 	head, _, _ := readCapped(resp.Body, 4<<10)
-	text := strings.ReplaceAll(string(head), secret, "<redacted>")
+	text := string(head)
+	if secret != "" { // ReplaceAll of "" would insert the mask between every character
+		text = strings.ReplaceAll(text, secret, "<redacted>")
+	}
 	text = strings.ToValidUTF8(text, "?")
 	text = strings.Map(func(r rune) rune {
 		if unicode.IsPrint(r) {

@@ -6,14 +6,15 @@ import (
 	"time"
 )
 
-// Endpoint names one of the two platform endpoints.
+// Endpoint names one of the platform endpoints.
 type Endpoint string
 
-// The endpoints. A Fault with the zero Endpoint applies to both.
+// The endpoints. A Fault with the zero Endpoint applies to all of them.
 const (
 	EndpointAny       Endpoint = ""
 	EndpointHeartbeat Endpoint = "heartbeat"
 	EndpointDesired   Endpoint = "desired"
+	EndpointRegister  Endpoint = "agent-register"
 )
 
 // Fault changes how the simulator answers. Fields combine: Status replaces
@@ -24,7 +25,7 @@ const (
 // journal shows what the agent sent while the platform misbehaved; only an
 // answer that ends up 2xx with a valid beat counts as an accepted beat.
 type Fault struct {
-	Endpoint Endpoint // EndpointAny: both endpoints
+	Endpoint Endpoint // EndpointAny: every endpoint
 	// Count is how many matching requests the fault answers before it clears
 	// itself; 0 keeps it until ClearFault or the next SetFault for the endpoint.
 	Count int

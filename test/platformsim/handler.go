@@ -42,9 +42,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var answer reply
-	if ep == EndpointHeartbeat {
+	switch ep {
+	case EndpointHeartbeat:
 		answer = s.heartbeat(r, &rec)
-	} else {
+	case EndpointRegister:
+		answer = s.register(r, &rec)
+	default:
 		answer = s.desired(r, &rec)
 	}
 	if faulted {
@@ -58,10 +61,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // route splits "<prefix>/api/clusters/<escaped id>/<endpoint>". Only the
 // configured cluster is known: the platform binds a token to one cluster.
+// "<prefix>/api/clusters/agent-register" names its cluster in the body.
 func (s *Server) route(escapedPath string) (Endpoint, string, bool) {
 	rest, ok := strings.CutPrefix(escapedPath, s.opts.PathPrefix+"/api/clusters/")
 	if !ok {
 		return "", "", false
+	}
+	if rest == string(EndpointRegister) {
+		return EndpointRegister, "", true
 	}
 	segment, name, ok := strings.Cut(rest, "/")
 	if !ok {
@@ -94,7 +101,7 @@ func (s *Server) gate(r *http.Request, method, token string) (reply, bool) {
 		return rep, false
 	}
 	s.mu.Lock()
-	known := token != "" && slices.Contains(s.tokens, token)
+	known := token != "" && (slices.Contains(s.tokens, token) || s.registered(token))
 	s.mu.Unlock()
 	if !known {
 		rep := errorReply(http.StatusUnauthorized, "unauthorized", "missing or unknown bearer token")

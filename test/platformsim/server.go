@@ -1,5 +1,6 @@
 // Package platformsim is a loopback stand-in for the kubehz platform API: the
-// heartbeat and desired-state endpoints, bearer-token checks, a heartbeat
+// heartbeat, desired-state and agent-register endpoints, bearer-token checks
+// (a configured token, or one whose hash was registered), a heartbeat
 // validator that refuses what the platform refuses, a bounded journal of every
 // request, and fault injection for the failure paths an agent must survive.
 //
@@ -53,6 +54,9 @@ type Options struct {
 	// platform does for the bash CronJob. It is off by default because this
 	// agent always sends schema 2, so a missing key is a bug worth a 400.
 	AllowSchema1 bool
+	// BindSecret, when set, is the one-time secret every agent-register
+	// request must carry; without it registration needs none.
+	BindSecret string
 	// Now stamps records; default time.Now.
 	Now func() time.Time
 	// OnRequest sees every record right after it is kept, before the answer
@@ -73,12 +77,14 @@ type Server struct {
 	desiredDoc []byte
 	etag       string
 	faults     map[Endpoint]*Fault
-	listener   net.Listener
-	http       *http.Server
-	served     chan struct{}
-	closed     bool
-	conns      sync.WaitGroup
-	serverURL  string
+	// registrations by cluster id; their token hashes authenticate too.
+	registrations map[string]Registration
+	listener      net.Listener
+	http          *http.Server
+	served        chan struct{}
+	closed        bool
+	conns         sync.WaitGroup
+	serverURL     string
 }
 
 // New prepares a server; Start makes it listen.
@@ -109,6 +115,8 @@ func New(opts Options) *Server {
 		desiredDoc: defaultDesired,
 		etag:       DefaultETag,
 		faults:     map[Endpoint]*Fault{},
+
+		registrations: map[string]Registration{},
 	}
 	s.journal = newJournal(opts.MaxRecords, s.closing)
 	return s

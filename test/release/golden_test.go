@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the RBAC golden files from depl
 // as a comment in a manifest. Regenerate with
 // `go test ./release -run Golden -update` and read the diff.
 func TestRBAC_MatchesTheGoldenFiles(t *testing.T) {
-	for _, tier := range []string{"observer", "actor"} {
+	for _, tier := range []string{"observer", "actor", "register"} {
 		t.Run(tier, func(t *testing.T) {
 			objs, err := kube.Render(filepath.Join(root(t), "deploy", tier))
 			if err != nil {

@@ -1,0 +1,48 @@
+package config
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+// Register is the configuration of `observer register`, the one-shot
+// identity bootstrap. It has no token settings: the command makes the token.
+type Register struct {
+	ClusterID  string
+	APIURL     *url.URL // no trailing slash; a path prefix is kept
+	Namespace  string   // of the identity Secret and the bind Secret
+	SecretName string   // the identity Secret it creates once
+	LogLevel   slog.Level
+}
+
+type rawRegister struct {
+	ClusterID  string `env:"CLUSTER_ID"`
+	APIURL     string `env:"KUBEHZ_API_URL"`
+	Namespace  string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
+	SecretName string `env:"KUBEHZ_SECRET_NAME, default=kubehz-agent"`
+	LogLevel   string `env:"KUBEHZ_LOG_LEVEL"`
+}
+
+// LoadRegister reads and validates the register command's settings with the
+// same rules as the observer's; a failure is a *Error (exit 2).
+func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
+	var raw rawRegister
+	if err := lookup(ctx, l, &raw); err != nil {
+		return Register{}, err
+	}
+	var p problems
+	r := Register{
+		ClusterID:  p.clusterID("CLUSTER_ID", raw.ClusterID),
+		APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
+		Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+		SecretName: p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+		LogLevel:   logLevel(raw.LogLevel),
+	}
+	if err := p.err(); err != nil {
+		return Register{}, err
+	}
+	return r, nil
+}

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+func TestLoadRegister_DefaultsNameTheSecretTheObserverReads(t *testing.T) {
+	got, err := LoadRegister(context.Background(), envconfig.MapLookuper(minimal()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Register{
+		ClusterID:  "c1",
+		APIURL:     mustURL(t, "https://api.kubehz.dev"),
+		Namespace:  "kubehz-system",
+		SecretName: "kubehz-agent",
+		LogLevel:   slog.LevelInfo,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestLoadRegister_ReportsEveryBadVariableAsConfigError(t *testing.T) {
+	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(map[string]string{
+		"CLUSTER_ID":         "a/b",
+		"KUBEHZ_API_URL":     "http://platform.example.net",
+		"KUBEHZ_NAMESPACE":   "Kube_System",
+		"KUBEHZ_SECRET_NAME": "-bad",
+	}))
+	var cfgErr *Error
+	if !errors.As(err, &cfgErr) {
+		t.Fatalf("want *Error, got %v", err)
+	}
+	var vars []string
+	for _, p := range cfgErr.Problems {
+		vars = append(vars, p.Var)
+	}
+	want := []string{"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME"}
+	if !reflect.DeepEqual(vars, want) {
+		t.Errorf("problems name %v, want %v", vars, want)
+	}
+	if ExitCode(err) != 2 {
+		t.Errorf("exit code %d, want 2", ExitCode(err))
+	}
+}
+
+func TestLoadRegister_RequiresClusterAndURL(t *testing.T) {
+	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(map[string]string{}))
+	if err == nil || !strings.Contains(err.Error(), "CLUSTER_ID: is required") ||
+		!strings.Contains(err.Error(), "KUBEHZ_API_URL: is required") {
+		t.Errorf("got %v", err)
+	}
+}

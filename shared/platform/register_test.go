@@ -1,0 +1,80 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestRegistrar_PostsBodyWithoutAnyCredential(t *testing.T) {
+	var got struct {
+		method, path, auth, agent, contentType string
+		body                                   []byte
+	}
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got.method, got.path = r.Method, r.URL.EscapedPath()
+		got.auth, got.agent = r.Header.Get("Authorization"), r.Header.Get("User-Agent")
+		got.contentType = r.Header.Get("Content-Type")
+		got.body, _ = io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusCreated)
+	})
+	reg, err := NewRegistrar(Options{BaseURL: mustParse(t, srv.URL+"/prefix/"), UserAgent: "kubehz-agent/1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.CloseIdleConnections)
+	if err := reg.Register(context.Background(), []byte(`{"clusterId":"c1"}`), ""); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	if got.method != http.MethodPost || got.path != "/prefix/api/clusters/agent-register" {
+		t.Errorf("sent %s %s", got.method, got.path)
+	}
+	if got.auth != "" {
+		t.Errorf("registration carried Authorization %q", got.auth)
+	}
+	if got.agent != "kubehz-agent/1.2.3" || got.contentType != "application/json" {
+		t.Errorf("User-Agent %q, Content-Type %q", got.agent, got.contentType)
+	}
+	if string(got.body) != `{"clusterId":"c1"}` {
+		t.Errorf("body %s", got.body)
+	}
+}
+
+func TestRegistrar_ErrorAnswerIsStatusErrorAndLogMasksTheBindSecret(t *testing.T) {
+	const bind = "bind-s3cr3t"
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusConflict)
+		_, _ = io.WriteString(w, `{"error":"conflict","echo":"`+bind+`"}`)
+	})
+	var logged bytes.Buffer
+	reg, err := NewRegistrar(Options{
+		BaseURL: mustParse(t, srv.URL),
+		Logger:  slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.CloseIdleConnections)
+	err = reg.Register(context.Background(), []byte(`{}`), bind)
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusConflict {
+		t.Fatalf("want a 409 StatusError, got %v", err)
+	}
+	if strings.Contains(logged.String(), bind) || !strings.Contains(logged.String(), "<redacted>") {
+		t.Errorf("debug log does not mask the bind secret: %s", logged.String())
+	}
+}
+
+func TestNewRegistrar_RefusesCredentialsAndPlainHTTP(t *testing.T) {
+	if _, err := NewRegistrar(Options{BaseURL: mustParse(t, "https://api.kubehz.dev"), Credentials: &fakeCredentials{tok: secret}}); err == nil {
+		t.Error("a registrar accepted credentials")
+	}
+	if _, err := NewRegistrar(Options{BaseURL: mustParse(t, "http://api.kubehz.dev")}); err == nil {
+		t.Error("a registrar accepted http to a public host")
+	}
+}
