@@ -54,6 +54,9 @@ type Config struct {
 	Deployment string // deleting it is the kill switch
 	Identity   string
 	Log        *slog.Logger
+	// Holder, if set, hears the Lease's holder ("" for none) every time the
+	// elector reads it (every RetryPeriod), on the elector's goroutine.
+	Holder func(string)
 }
 
 // Work is what the leader does; ctx ends when leadership or the process ends.
@@ -78,6 +81,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 				acquired.Store(true)
 			}
 		},
+		onHolder: cfg.Holder,
 	}
 	var releasing func()
 	// When renewal fails, client-go releases the lease before it cancels the
@@ -201,11 +205,22 @@ func closed(c <-chan struct{}) bool {
 }
 
 // recordingLock lets Run see the elector's "became leader" moment and hold
-// a release until the work has stopped.
+// a release until the work has stopped, and tells who holds the Lease.
 type recordingLock struct {
 	resourcelock.Interface
 	onEvent       func(string)
 	beforeRelease func()
+	onHolder      func(string)
+}
+
+// Get is the elector's read of the Lease, which it makes anyway: the holder
+// comes at no extra request.
+func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	r, raw, err := l.Interface.Get(ctx)
+	if err == nil && r != nil && l.onHolder != nil {
+		l.onHolder(r.HolderIdentity)
+	}
+	return r, raw, err
 }
 
 // Update is called by the elector to renew and, with an empty holder, to
