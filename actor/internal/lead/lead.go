@@ -55,7 +55,7 @@ type Config struct {
 	Identity   string
 	Log        *slog.Logger
 	// Holder, if set, hears the Lease's holder ("" for none) every time the
-	// elector reads it (every RetryPeriod), on the elector's goroutine.
+	// elector reads or writes it (every RetryPeriod), on its goroutine.
 	Holder func(string)
 }
 
@@ -213,14 +213,29 @@ type recordingLock struct {
 	onHolder      func(string)
 }
 
-// Get is the elector's read of the Lease, which it makes anyway: the holder
-// comes at no extra request.
+// Get is a standby's read of the Lease, which the elector makes anyway:
+// the holder comes at no extra request. A leader renews without reading,
+// so Create and Update tell its own writes.
 func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
 	r, raw, err := l.Interface.Get(ctx)
-	if err == nil && r != nil && l.onHolder != nil {
-		l.onHolder(r.HolderIdentity)
+	if err == nil && r != nil {
+		l.holder(r.HolderIdentity)
 	}
 	return r, raw, err
+}
+
+func (l *recordingLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
+	err := l.Interface.Create(ctx, r)
+	if err == nil {
+		l.holder(r.HolderIdentity)
+	}
+	return err
+}
+
+func (l *recordingLock) holder(h string) {
+	if l.onHolder != nil {
+		l.onHolder(h)
+	}
 }
 
 // Update is called by the elector to renew and, with an empty holder, to
@@ -229,7 +244,11 @@ func (l *recordingLock) Update(ctx context.Context, r resourcelock.LeaderElectio
 	if r.HolderIdentity == "" && l.beforeRelease != nil {
 		l.beforeRelease()
 	}
-	return l.Interface.Update(ctx, r)
+	err := l.Interface.Update(ctx, r)
+	if err == nil {
+		l.holder(r.HolderIdentity)
+	}
+	return err
 }
 
 func (l *recordingLock) RecordEvent(e string) {
