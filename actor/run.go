@@ -153,7 +153,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	select {
 	case <-guard.Fenced():
-		log.Warn("The actor Deployment is gone or going; never campaigning")
+		log.Warn("The actor Deployment is gone or going; never campaigning",
+			"check", "kubectl -n "+cfg.Namespace+" get deployment "+deployment+"; re-apply deploy/actor to act again")
 		<-ctx.Done()
 		return nil
 	default:

@@ -223,6 +223,7 @@ func (p *Poller) failed(err error) (time.Duration, bool) {
 		p.log.Warn("Desired state fetch failed, keeping reports and retrying", attrs...)
 		return wait, false
 	case platform.IsAuth(err):
+		attrs = append(attrs, "check", "the agent token in the identity Secret (kubectl -n kubehz-system get secret kubehz-agent, or KUBEHZ_NAMESPACE/KUBEHZ_SECRET_NAME if changed) and that CLUSTER_ID is the cluster the platform registered")
 		p.log.Error("Desired state rejected: agent token not accepted; acting stopped, reports cleared, retrying after full backoff", attrs...)
 	default:
 		p.log.Error("Desired state refused by the platform; acting stopped, reports cleared", attrs...)

@@ -164,6 +164,7 @@ func (s *Sender) logFailure(err error, plan retryPlan) {
 		attrs = append(attrs, "status", se.Code)
 	}
 	if platform.IsAuth(err) {
+		attrs = append(attrs, "check", "the agent token in the identity Secret (kubectl -n kubehz-system get secret kubehz-agent, or KUBEHZ_NAMESPACE/KUBEHZ_SECRET_NAME if changed) and that CLUSTER_ID is the cluster the platform registered")
 		s.log.Error("Heartbeat rejected: agent token not accepted, retrying after full backoff", attrs...)
 		return
 	}
