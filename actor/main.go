@@ -15,7 +15,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args, os.Getenv, os.Stderr)
+	err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err))
 }

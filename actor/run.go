@@ -32,18 +32,23 @@ import (
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/status"
 )
 
 // deploymentEnv names the actor's own Deployment, whose deletion is the kill
 // switch; deploy/actor names it "actor".
 const deploymentEnv = "KUBEHZ_ACTOR_DEPLOYMENT"
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 1 && args[1] == "probe" {
 		// The exec liveness probe: a separate, short-lived process that only
 		// reads the file the running actor keeps.
 		return liveness.Check(livenessPath(getenv), time.Now())
 	}
+	if len(args) > 1 && args[1] == "status" {
+		return statusCommand(args[2:], getenv, stdout)
+	}
+	started := time.Now()
 	cfg, err := config.LoadActor(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
@@ -54,6 +59,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	identity := identity(getenv)
 	log.Info("Starting actor", "version", buildinfo.Version, "identity", identity, "config", cfg)
 	memlimit.Apply(getenv, log)
+	state := newStateFile(status.PathNextTo(livenessPath(getenv)), identity, buildinfo.Version, started, log)
 
 	// The identity in the User-Agent tells the two replicas apart in the
 	// apiserver's audit log, where both act as the same ServiceAccount.
@@ -106,6 +112,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		served := func(ctx context.Context, gvr schema.GroupVersionResource) error {
 			return kubeapi.Served(ctx, client.Discovery().RESTClient(), gvr)
 		}
+		publisher := recordedPublisher{state: state,
+			Publisher: &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now}}
 		exec := &execute.Executor{
 			Base:        ctx,
 			Fence:       fence,
@@ -113,7 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			MDs:         cluster.New(dyn, served, cfg.MDNamespace, log),
 			Patcher:     &mdPatcher{dyn: dyn},
 			Events:      &eventRecorder{client: client, fence: fence, identity: identity, log: log},
-			Publisher:   &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now},
+			Publisher:   publisher,
 			Namespace:   cfg.MDNamespace,
 			MaxReplicas: int64(cfg.MaxReplicas),
 			Log:         log,
@@ -127,6 +135,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			Memory:          heal.NewMemory(time.Now()), // the cooldown starts with the term
 			EvictionTimeout: cfg.HealEvictionTimeout,
 		}
+		state.leading(func() status.ActorCaches {
+			return status.ActorCaches{MachineDeployments: len(exec.MDs.List()),
+				Machines: len(exec.Machines.List()), Nodes: len(exec.Nodes.List())}
+		})
+		defer state.leading(nil) // deferred first, so it runs after the caches stop
 		defer exec.MDs.Stop()
 		defer exec.Machines.Stop()
 		defer exec.Nodes.Stop()
@@ -135,18 +148,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		// first tick writes it again.
 		exec.Flush(ctx)
 		poller := poll.New(plat, exec, clock.RealClock{}, cfg.DesiredPoll,
-			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log).WithProgress(alive)
+			backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, log).WithProgress(alive).WithResults(state.polled)
 		return poller.Run(ctx)
 	}
 	select {
 	case <-guard.Fenced():
-		log.Warn("The actor Deployment is gone or going; never campaigning")
+		log.Warn("The actor Deployment is gone or going; never campaigning",
+			"check", "kubectl -n "+cfg.Namespace+" get deployment "+deployment+"; re-apply deploy/actor to act again")
 		<-ctx.Done()
 		return nil
 	default:
 	}
 	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName,
-		Deployment: deployment, Identity: identity, Log: log},
+		Deployment: deployment, Identity: identity, Log: log, Holder: state.holder},
 		guard.Fenced(), work)
 	if errors.Is(err, lead.ErrFenced) {
 		// The Deployment is going away: stay down, quietly, until the pod is

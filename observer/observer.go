@@ -27,6 +27,7 @@ import (
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/status"
 )
 
 // observer is every part of the running observer. Each source of beat
@@ -49,7 +50,7 @@ type observer struct {
 }
 
 func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
-	restCfg *rest.Config, plat *platform.Client, livenessFile string) *observer {
+	restCfg *rest.Config, plat *platform.Client, livenessFile string, state *stateFile) *observer {
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
 	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, nil, log), interval: cfg.FullInterval}
@@ -69,6 +70,10 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	// its send path (G-16); it gets its own deadline inside Apply.
 	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,
 		func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) })
+	o.sender.OnOutcome(state.delivered)
+	state.beating = o.marker.Beating
+	state.sizes = o.sizes
+	state.actor = o.actorLease
 	o.loop = &beat.Loop{
 		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
 		Clock:   clk,
@@ -77,8 +82,11 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 		Enqueue: o.sender.Enqueue,
 		Discard: o.sender.Discard,
 		Beating: o.marker.Beating,
-		Turned:  o.alive.turned,
-		Log:     log,
+		Turned: func(now time.Time) {
+			o.alive.turned(now)
+			state.turned(now)
+		},
+		Log: log,
 	}
 	return o
 }
@@ -105,6 +113,17 @@ func (o *observer) build(now time.Time) ([]byte, error) {
 	p.Certificates = o.health.Certificates()
 	p.Cap()
 	return json.Marshal(p)
+}
+
+func (o *observer) sizes() status.ObserverCaches {
+	nodes, pods, events := o.caches.Sizes()
+	machines, pools := o.machines.Sizes()
+	return status.ObserverCaches{Nodes: nodes, Pods: pods, WarningEvents: events, Machines: machines, Pools: pools}
+}
+
+func (o *observer) actorLease(now time.Time) status.ActorLease {
+	holder, live := o.actions.Holder(now)
+	return status.ActorLease{Holder: holder, Live: live, Riding: len(o.actions.Actions(now))}
 }
 
 // run starts every part and waits for all of them; the first beat goes out

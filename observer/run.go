@@ -12,17 +12,25 @@ import (
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
+	"kubehz.dev/agent/shared/status"
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 1 && args[1] == "register" {
-		return register.Command(ctx, getenv, stdout, stderr)
+	if len(args) > 1 {
+		switch args[1] {
+		case "register":
+			return register.Command(ctx, getenv, stdout, stderr)
+		case "probe":
+			// The exec liveness probe: a separate, short-lived process that
+			// only reads the file the running observer keeps fresh.
+			return liveness.Check(livenessPath(getenv), time.Now())
+		case "status":
+			return statusCommand(args[2:], getenv, stdout)
+		case "ready":
+			return readyCommand(ctx, getenv)
+		}
 	}
-	if len(args) > 1 && args[1] == "probe" {
-		// The exec liveness probe: a separate, short-lived process that only
-		// reads the file the running observer keeps fresh.
-		return liveness.Check(livenessPath(getenv), time.Now())
-	}
+	started := time.Now()
 	cfg, err := config.LoadObserver(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
@@ -30,6 +38,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := logs.New(stderr, cfg.LogLevel)
 	log.Info("Starting observer", "version", buildinfo.Version, "config", cfg)
 	memlimit.Apply(getenv, log)
+	// Written before the token is read: a missing Secret then shows in
+	// `observer status` and, after the threshold, in readiness.
+	state := newStateFile(status.PathNextTo(livenessPath(getenv)), started, buildinfo.Version, cfg.FullInterval, log)
 
 	c, err := connect.Open(ctx, cfg.Common, getenv, "", nil, log)
 	if err != nil {
@@ -38,7 +49,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return err
 	}
-	obs := newObserver(cfg, log, c.API, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv))
+	obs := newObserver(cfg, log, c.API, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv), state)
 	err = obs.run(ctx)
 	log.Info("Observer stopped")
 	return err

@@ -36,6 +36,9 @@ type Observer struct {
 	Debounce         time.Duration
 	MinGap           time.Duration
 	ReportNamespaces bool
+	// ReadyAfterFailing is how long heartbeat delivery may fail before the
+	// readiness probe fails.
+	ReadyAfterFailing time.Duration
 }
 
 // The raw structs are all strings so that go-envconfig only looks values up
@@ -60,6 +63,30 @@ type rawObserver struct {
 	Debounce         string `env:"KUBEHZ_DEBOUNCE, default=10s"`
 	MinGap           string `env:"KUBEHZ_MIN_GAP, default=15s"`
 	ReportNamespaces string `env:"KUBEHZ_REPORT_NAMESPACES"`
+	Readiness        rawReadiness
+}
+
+// rawReadiness is apart so the readiness probe, a short-lived process, reads
+// its one setting without the rest (the token among them). The default
+// rides out a platform deploy or a brief outage (the sender backs off up to
+// 5 minutes between tries) and still lets an alert on the pod's readiness
+// fire well within the hour.
+type rawReadiness struct {
+	ReadyAfterFailing string `env:"KUBEHZ_READY_AFTER_FAILING, default=5m"`
+}
+
+const readyAfterFailing = "KUBEHZ_READY_AFTER_FAILING"
+
+// LoadReadiness reads and validates KUBEHZ_READY_AFTER_FAILING alone, as
+// LoadObserver does, for the `observer ready` probe.
+func LoadReadiness(ctx context.Context, l envconfig.Lookuper) (time.Duration, error) {
+	var raw rawReadiness
+	if err := lookup(ctx, l, &raw); err != nil {
+		return 0, err
+	}
+	var p problems
+	d := p.duration(readyAfterFailing, raw.ReadyAfterFailing)
+	return d, p.err()
 }
 
 // LoadObserver reads and validates the observer's settings from l (use
@@ -77,6 +104,8 @@ func LoadObserver(ctx context.Context, l envconfig.Lookuper) (Observer, error) {
 		Debounce:         p.duration("KUBEHZ_DEBOUNCE", raw.Debounce),
 		MinGap:           p.duration("KUBEHZ_MIN_GAP", raw.MinGap),
 		ReportNamespaces: p.boolean("KUBEHZ_REPORT_NAMESPACES", raw.ReportNamespaces),
+
+		ReadyAfterFailing: p.duration(readyAfterFailing, raw.Readiness.ReadyAfterFailing),
 	}
 	if err := p.err(); err != nil {
 		return Observer{}, err

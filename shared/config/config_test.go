@@ -56,6 +56,8 @@ func defaults(t *testing.T) Observer {
 		FullInterval: 60 * time.Second,
 		Debounce:     10 * time.Second,
 		MinGap:       15 * time.Second,
+
+		ReadyAfterFailing: 5 * time.Minute,
 	}
 }
 

@@ -16,6 +16,7 @@ func (o Observer) LogValue() slog.Value {
 		slog.String("debounce", o.Debounce.String()),
 		slog.String("minGap", o.MinGap.String()),
 		slog.Bool("reportNamespaces", o.ReportNamespaces),
+		slog.String("readyAfterFailing", o.ReadyAfterFailing.String()),
 	)...)
 }
 

@@ -1,12 +1,15 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sethvargo/go-envconfig"
 )
 
 // check loads minimal() with one variable set and asserts either the parsed
@@ -118,11 +121,12 @@ func TestLoadObserver_SecretLocation(t *testing.T) {
 }
 
 func TestLoadObserver_Durations(t *testing.T) {
-	for _, v := range []string{"KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP"} {
+	for _, v := range []string{"KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_READY_AFTER_FAILING"} {
 		t.Run(v, func(t *testing.T) {
 			runChecks(t, v, func(o Observer) any {
 				return map[string]time.Duration{
 					"KUBEHZ_FULL_INTERVAL": o.FullInterval, "KUBEHZ_DEBOUNCE": o.Debounce, "KUBEHZ_MIN_GAP": o.MinGap,
+					"KUBEHZ_READY_AFTER_FAILING": o.ReadyAfterFailing,
 				}[v]
 			}, []check{
 				{name: "override", val: "90s", want: 90 * time.Second},
@@ -132,6 +136,34 @@ func TestLoadObserver_Durations(t *testing.T) {
 				{name: "no unit", val: "60", bad: "Go duration"},
 				{name: "garbage", val: "abc", bad: "Go duration"},
 			})
+		})
+	}
+}
+
+func TestLoadReadiness_ReadsTheThresholdAloneAndAgreesWithLoadObserver(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want time.Duration
+		bad  bool
+	}{
+		{name: "default without any other setting", env: map[string]string{}, want: 5 * time.Minute},
+		{name: "override", env: map[string]string{"KUBEHZ_READY_AFTER_FAILING": "90s"}, want: 90 * time.Second},
+		{name: "zero", env: map[string]string{"KUBEHZ_READY_AFTER_FAILING": "0s"}, bad: true},
+		{name: "no unit", env: map[string]string{"KUBEHZ_READY_AFTER_FAILING": "300"}, bad: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LoadReadiness(context.Background(), envconfig.MapLookuper(tc.env))
+			if tc.bad {
+				if err == nil || !strings.Contains(err.Error(), "KUBEHZ_READY_AFTER_FAILING") {
+					t.Fatalf("err = %v, want one naming KUBEHZ_READY_AFTER_FAILING", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("LoadReadiness = %s, %v; want %s", got, err, tc.want)
+			}
 		})
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"kubehz.dev/agent/actor/internal/heal"
 )
 
+// unwedgeRBAC is what an operator checks when the unwedge is forbidden.
+const unwedgeRBAC = "the actor's RBAC from deploy/actor: kubectl auth can-i list pods --as=system:serviceaccount:kubehz-system:kubehz-actor (and delete pods)"
+
 // unwedge force-deletes the pods stuck Terminating on the dead node of a
 // machine this term deleted, once per machine (§4.5).
 func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now time.Time) {
@@ -31,7 +34,8 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 			a := heal.UnwedgeForbidden(name, t, "list", now, rev)
 			e.Store.Upsert(a)
 			e.machineEvent(ctx, o, a, true, "KubehzUnwedgeForbidden")
-			e.Log.Error("Eviction unwedge forbidden: cannot list pods; never retried for this machine", "machine", name, "node", t.Node, "err", err)
+			e.Log.Error("Eviction unwedge forbidden: cannot list pods; never retried for this machine", "machine", name, "node", t.Node, "err", err,
+				"check", unwedgeRBAC)
 			continue
 		}
 		if err != nil {
@@ -54,7 +58,8 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		a, reason := heal.Unwedged(name, t, deleted, failed, now, rev), "KubehzUnwedged"
 		if forbidden {
 			a, reason = heal.UnwedgeForbidden(name, t, "delete", now, rev), "KubehzUnwedgeForbidden"
-			e.Log.Error("Eviction unwedge forbidden: cannot delete pods; never retried for this machine", "machine", name, "node", t.Node)
+			e.Log.Error("Eviction unwedge forbidden: cannot delete pods; never retried for this machine", "machine", name, "node", t.Node,
+				"check", unwedgeRBAC)
 		}
 		e.Store.Upsert(a)
 		e.machineEvent(ctx, o, a, forbidden, reason)

@@ -54,6 +54,9 @@ type Config struct {
 	Deployment string // deleting it is the kill switch
 	Identity   string
 	Log        *slog.Logger
+	// Holder, if set, hears the Lease's holder ("" for none) every time the
+	// elector reads or writes it (every RetryPeriod), on its goroutine.
+	Holder func(string)
 }
 
 // Work is what the leader does; ctx ends when leadership or the process ends.
@@ -78,6 +81,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 				acquired.Store(true)
 			}
 		},
+		onHolder: cfg.Holder,
 	}
 	var releasing func()
 	// When renewal fails, client-go releases the lease before it cancels the
@@ -201,11 +205,37 @@ func closed(c <-chan struct{}) bool {
 }
 
 // recordingLock lets Run see the elector's "became leader" moment and hold
-// a release until the work has stopped.
+// a release until the work has stopped, and tells who holds the Lease.
 type recordingLock struct {
 	resourcelock.Interface
 	onEvent       func(string)
 	beforeRelease func()
+	onHolder      func(string)
+}
+
+// Get is a standby's read of the Lease, which the elector makes anyway:
+// the holder comes at no extra request. A leader renews without reading,
+// so Create and Update tell its own writes.
+func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	r, raw, err := l.Interface.Get(ctx)
+	if err == nil && r != nil {
+		l.holder(r.HolderIdentity)
+	}
+	return r, raw, err
+}
+
+func (l *recordingLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
+	err := l.Interface.Create(ctx, r)
+	if err == nil {
+		l.holder(r.HolderIdentity)
+	}
+	return err
+}
+
+func (l *recordingLock) holder(h string) {
+	if l.onHolder != nil {
+		l.onHolder(h)
+	}
 }
 
 // Update is called by the elector to renew and, with an empty holder, to
@@ -214,7 +244,11 @@ func (l *recordingLock) Update(ctx context.Context, r resourcelock.LeaderElectio
 	if r.HolderIdentity == "" && l.beforeRelease != nil {
 		l.beforeRelease()
 	}
-	return l.Interface.Update(ctx, r)
+	err := l.Interface.Update(ctx, r)
+	if err == nil {
+		l.holder(r.HolderIdentity)
+	}
+	return err
 }
 
 func (l *recordingLock) RecordEvent(e string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -335,6 +336,42 @@ func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
 		}
 		if got := holderOf(t, client); got != "" {
 			t.Errorf("lease holder after the release = %q, want none", got)
+		}
+	})
+}
+
+func TestRun_TellsTheHolderAsStandbyLeaderAndAfterRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), int32(LeaseDuration/time.Second)))
+		var mu sync.Mutex
+		var seen []string
+		cfg := candidate(client, "a")
+		cfg.Holder = func(h string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(seen) == 0 || seen[len(seen)-1] != h {
+				seen = append(seen, h)
+			}
+		}
+		leading := make(chan struct{})
+		work := func(ctx context.Context, _ *Fence) error {
+			close(leading)
+			<-ctx.Done()
+			return nil
+		}
+		r := startRun(t, cfg, nil, work)
+		time.Sleep(standbyRetry)
+		// The other holder stops renewing: "a" takes over once it lapses.
+		<-leading
+		time.Sleep(2 * RetryPeriod)
+		r.cancel()
+		if err := r.wait(t, time.Second); err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(seen, []string{"other", "a", ""}) {
+			t.Errorf("holders seen %q, want other, then a, then none after the release", seen)
 		}
 	})
 }

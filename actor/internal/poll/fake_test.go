@@ -162,6 +162,20 @@ type harness struct {
 	logs    *syncBuffer
 	cancel  context.CancelFunc
 	done    chan error
+
+	mu      sync.Mutex
+	results []Result
+}
+
+// outcomes lists every Result's Outcome, in order.
+func (h *harness) outcomes() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := []string{}
+	for _, r := range h.results {
+		out = append(out, r.Outcome)
+	}
+	return out
 }
 
 // start runs a poller at interval with no steady jitter and a backoff whose
@@ -179,7 +193,11 @@ func start(t *testing.T, retries ...bool) *harness {
 		bo:      backoff.New(time.Second, 30*time.Second, func() float64 { return 1 }),
 	}
 	p := New(h.fetcher, h.exec, clk, interval, h.bo, func() float64 { return 0 },
-		slog.New(slog.NewJSONHandler(logs, nil)))
+		slog.New(slog.NewJSONHandler(logs, nil))).WithResults(func(r Result) {
+		h.mu.Lock()
+		h.results = append(h.results, r)
+		h.mu.Unlock()
+	})
 	go func() { h.done <- p.Run(ctx) }()
 	t.Cleanup(h.stop)
 	return h

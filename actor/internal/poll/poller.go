@@ -55,7 +55,8 @@ type Poller struct {
 	bo       *backoff.Backoff
 	jitter   func() float64
 	log      *slog.Logger
-	progress Progress // nil: nobody listens
+	progress Progress     // nil: nobody listens
+	results  func(Result) // nil: nobody listens
 
 	// etag is the ETag of the cached document, "" when none is cached or the
 	// 200 carried none. It is never set without doc.
@@ -89,6 +90,32 @@ func New(f Fetcher, e Executor, clk clock.Clock, interval time.Duration, bo *bac
 func (p *Poller) WithProgress(pr Progress) *Poller {
 	p.progress = pr
 	return p
+}
+
+// Result is how one request for the desired state ended.
+type Result struct {
+	At time.Time
+	// Outcome is "new document", "unchanged", "invalid document",
+	// "HTTP <code>" or "error".
+	Outcome string
+	Err     error
+}
+
+// WithResults makes the loop tell f how every request ended, on Run's
+// goroutine.
+func (p *Poller) WithResults(f func(Result)) *Poller {
+	p.results = f
+	return p
+}
+
+func (p *Poller) result(outcome string, err error) {
+	if p.results == nil {
+		return
+	}
+	if code, ok := statusCode(err); ok {
+		outcome = fmt.Sprintf("HTTP %d", code)
+	}
+	p.results(Result{At: p.clk.Now(), Outcome: outcome, Err: err})
 }
 
 // Run polls at once, then after every answer waits the interval (plus up to
@@ -133,15 +160,19 @@ func (p *Poller) tick(ctx context.Context) (wait time.Duration, acted bool) {
 		return 0, false
 	}
 	if err != nil {
+		p.result("error", err)
 		return p.failed(err)
 	}
 	if resp.NotModified {
+		p.result("unchanged", nil)
 		acted = p.unchanged(ctx)
 	} else {
 		doc, err := decode(resp)
 		if err != nil {
+			p.result("invalid document", err)
 			return p.invalid(err), true
 		}
+		p.result("new document", nil)
 		p.changed(ctx, doc, resp.ETag)
 		acted = true
 	}
@@ -192,6 +223,7 @@ func (p *Poller) failed(err error) (time.Duration, bool) {
 		p.log.Warn("Desired state fetch failed, keeping reports and retrying", attrs...)
 		return wait, false
 	case platform.IsAuth(err):
+		attrs = append(attrs, "check", "the agent token in the identity Secret (kubectl -n kubehz-system get secret kubehz-agent, or KUBEHZ_NAMESPACE/KUBEHZ_SECRET_NAME if changed) and that CLUSTER_ID is the cluster the platform registered")
 		p.log.Error("Desired state rejected: agent token not accepted; acting stopped, reports cleared, retrying after full backoff", attrs...)
 	default:
 		p.log.Error("Desired state refused by the platform; acting stopped, reports cleared", attrs...)

@@ -306,3 +306,23 @@ func TestPoller_EveryTickWithoutAPassFlushesUnlandedReports(t *testing.T) {
 		}
 	})
 }
+
+func TestPoller_TellsHowEveryRequestEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t)
+		h.serve(ok(`"7-101"`, doc(7)))
+		h.waits(interval)
+		h.serve(notModified())
+		h.waits(interval)
+		h.serve(failure(status(503)))
+		h.waits(time.Second)
+		h.serve(failure(errors.New("connection reset")))
+		h.waits(2 * time.Second)
+		h.serve(ok(`"8"`, `{"revision":`))
+
+		want := []string{"new document", "unchanged", "HTTP 503", "error", "invalid document"}
+		if got := h.outcomes(); !reflect.DeepEqual(got, want) {
+			t.Errorf("outcomes %q, want %q", got, want)
+		}
+	})
+}

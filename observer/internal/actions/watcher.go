@@ -113,6 +113,16 @@ func (w *Watcher) Actions(now time.Time) []wire.Action {
 	return Fold(doc, w.lease(), now)
 }
 
+// Holder is the Lease's holder as cached, "" when none, and whether the
+// Lease is live at now.
+func (w *Watcher) Holder(now time.Time) (holder string, live bool) {
+	l := w.lease()
+	if l == nil {
+		return "", false
+	}
+	return l.Holder, l.Live(now)
+}
+
 func (w *Watcher) report() (report.Document, []report.Problem) {
 	obj, ok, _ := w.reports.GetByKey(w.namespace + "/" + report.ConfigMapName)
 	if r, isRecord := obj.(*reportRecord); ok && isRecord {

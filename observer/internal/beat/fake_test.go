@@ -84,6 +84,12 @@ type harness struct {
 // bubble to know the sender has gone quiet.
 func start(t *testing.T, onVerdict func(platform.Verdict)) *harness {
 	t.Helper()
+	return startObserved(t, onVerdict, nil)
+}
+
+// startObserved is start with onOutcome told of every attempt.
+func startObserved(t *testing.T, onVerdict func(platform.Verdict), onOutcome func(Outcome)) *harness {
+	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	poster := &fakePoster{clk: clk, calls: make(chan call)}
 	logs := &syncBuffer{}
@@ -93,6 +99,9 @@ func start(t *testing.T, onVerdict func(platform.Verdict)) *harness {
 	h := &harness{
 		t: t, clk: clk, poster: poster, logs: logs, cancel: cancel, done: make(chan error, 1),
 		sender: NewSender(poster, clk, bo, log, onVerdict),
+	}
+	if onOutcome != nil {
+		h.sender.OnOutcome(onOutcome)
 	}
 	go func() { h.done <- h.sender.Run(ctx) }()
 	t.Cleanup(h.stop)

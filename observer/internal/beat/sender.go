@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"k8s.io/utils/clock"
 
@@ -29,6 +30,7 @@ type Sender struct {
 
 	payloads *slot[[]byte]
 	verdicts *slot[platform.Verdict]
+	outcome  func(Outcome) // nil: nobody listens
 
 	delivered bool // only the Run goroutine touches it
 }
@@ -50,6 +52,16 @@ func NewSender(p Poster, clk clock.Clock, bo *backoff.Backoff, log *slog.Logger,
 		verdicts:  newSlot[platform.Verdict](),
 	}
 }
+
+// Outcome is how one delivery attempt ended.
+type Outcome struct {
+	At  time.Time
+	Err error // nil: delivered
+}
+
+// OnOutcome makes the sender tell f how every attempt ended, on the send
+// goroutine, so f must be quick. Call it before Run.
+func (s *Sender) OnOutcome(f func(Outcome)) { s.outcome = f }
 
 // Enqueue makes body the next heartbeat to send and returns at once. The
 // sender takes ownership of body; the caller must not change it afterwards.
@@ -94,6 +106,9 @@ func (s *Sender) send(ctx context.Context, body []byte, seq uint64) bool {
 	v, err := s.poster.PostHeartbeat(ctx, body)
 	if ctx.Err() != nil {
 		return false
+	}
+	if s.outcome != nil {
+		s.outcome(Outcome{At: s.clk.Now(), Err: err})
 	}
 	if err == nil {
 		s.payloads.clearIf(seq)
@@ -149,6 +164,7 @@ func (s *Sender) logFailure(err error, plan retryPlan) {
 		attrs = append(attrs, "status", se.Code)
 	}
 	if platform.IsAuth(err) {
+		attrs = append(attrs, "check", "the agent token in the identity Secret (kubectl -n kubehz-system get secret kubehz-agent, or KUBEHZ_NAMESPACE/KUBEHZ_SECRET_NAME if changed) and that CLUSTER_ID is the cluster the platform registered")
 		s.log.Error("Heartbeat rejected: agent token not accepted, retrying after full backoff", attrs...)
 		return
 	}

@@ -236,3 +236,27 @@ func TestSender_DiscardDropsAPendingRetry(t *testing.T) {
 		}
 	})
 }
+
+func TestSender_TellsHowEveryAttemptEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var got []Outcome // the send goroutine appends; read after stop
+		h := startObserved(t, nil, func(o Outcome) { got = append(got, o) })
+		h.sender.Enqueue([]byte("b1"))
+		h.next().reply <- reply{err: status(503)}
+		h.awaitTimer()
+		h.clk.Step(time.Second)
+		h.next().reply <- reply{}
+		synctest.Wait()
+		h.stop()
+
+		want := []Outcome{{At: t0, Err: status(503)}, {At: t0.Add(time.Second)}}
+		if len(got) != len(want) {
+			t.Fatalf("told of %d attempts, want %d: %+v", len(got), len(want), got)
+		}
+		for i := range want {
+			if !got[i].At.Equal(want[i].At) || (got[i].Err == nil) != (want[i].Err == nil) {
+				t.Errorf("attempt %d: %+v, want %+v", i+1, got[i], want[i])
+			}
+		}
+	})
+}

@@ -115,6 +115,12 @@ func (c *Cache) Pods(byNamespace bool) wire.Pods { return c.pods.Summary(byNames
 // Events returns the cached Warning event records; callers must not modify them.
 func (c *Cache) Events() []*Event { return typed[*Event](c.events) }
 
+// Sizes counts what the caches hold, for the status file: cheaper than
+// Nodes, Pods and Events, which copy or tally.
+func (c *Cache) Sizes() (nodes, pods, events int) {
+	return len(c.nodes.ListKeys()), c.pods.len(), len(c.events.ListKeys())
+}
+
 func typed[T any](s cache.Store) []T {
 	items := s.List()
 	out := make([]T, 0, len(items))

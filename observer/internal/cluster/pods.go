@@ -73,7 +73,7 @@ var podTransform = slim.Transform("pod", func(p *corev1.Pod) *Pod {
 //
 // It is a cache.TransformingStore: the reflector writes to it, and compacts
 // a streamed initial list as it arrives instead of holding it whole until
-// it ends. Nothing reads it but Summary.
+// it ends. Nothing reads it but Summary and len.
 type podStore struct {
 	signal func()
 	synced atomic.Bool
@@ -161,6 +161,13 @@ func (s *podStore) record(obj any) (*Pod, error) {
 }
 
 func (s *podStore) Resync() error { return nil }
+
+// len is how many pods the store holds.
+func (s *podStore) len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.phases)
+}
 
 // Summary counts the pods by phase and, when byNamespace, by namespace.
 func (s *podStore) Summary(byNamespace bool) wire.Pods {

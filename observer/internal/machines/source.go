@@ -118,6 +118,15 @@ func (s *Source) publish(issues []wire.MachineIssue, pools []wire.Pool) {
 	}
 }
 
+// Sizes counts the cached Machines and the pools of the last pass, for the
+// status file; machines is 0 while they are unreadable.
+func (s *Source) Sizes() (machines, pools int) {
+	items, _ := s.machines.records()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(items), len(s.pools)
+}
+
 // Issues returns a copy of the last pass's issues; nil when there are none,
 // so the key is omitted and the platform clears its list.
 func (s *Source) Issues() []wire.MachineIssue {

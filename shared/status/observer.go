@@ -1,0 +1,77 @@
+package status
+
+import (
+	"time"
+
+	"kubehz.dev/agent/shared/wire"
+)
+
+// MaxErrorLen bounds error texts in the file, in UTF-16 code units.
+const MaxErrorLen = 512
+
+// Observer is what the running observer last knew about itself.
+type Observer struct {
+	Version string    `json:"version"`
+	Started time.Time `json:"started"`
+	Written time.Time `json:"written"`
+	// Beating is false while the heartbeat-owner marker names the lok8s
+	// CronJob: the observer then stands down and sends nothing.
+	Beating bool `json:"beating"`
+
+	// LastAttempt is when the last delivery attempt ended, and LastOutcome
+	// how: "delivered", "HTTP 503", or "error".
+	LastAttempt   time.Time `json:"lastAttempt,omitzero"`
+	LastOutcome   string    `json:"lastOutcome,omitempty"`
+	LastDelivered time.Time `json:"lastDelivered,omitzero"`
+	// FailingSince is the first failure of the current streak; zero while
+	// the last attempt was delivered.
+	FailingSince time.Time `json:"failingSince,omitzero"`
+	LastError    string    `json:"lastError,omitempty"`
+	LastErrorAt  time.Time `json:"lastErrorAt,omitzero"`
+
+	Caches ObserverCaches `json:"caches"`
+	Actor  ActorLease     `json:"actor"`
+}
+
+// ObserverCaches are the sizes of what the observer holds in memory.
+type ObserverCaches struct {
+	Nodes         int `json:"nodes"`
+	Pods          int `json:"pods"`
+	WarningEvents int `json:"warningEvents"`
+	Machines      int `json:"machines"`
+	Pools         int `json:"pools"`
+}
+
+// ActorLease is the actor's Lease as the observer sees it.
+type ActorLease struct {
+	Holder string `json:"holder,omitempty"`
+	Live   bool   `json:"live"`
+	// Riding is how many of the actor's reports the next beat carries.
+	Riding int `json:"riding"`
+}
+
+// Clamp bounds every free text, so the file stays small whatever an error
+// says.
+func (o Observer) Clamp() Observer {
+	o.LastError = wire.Clamp(o.LastError, MaxErrorLen)
+	o.LastOutcome = wire.Clamp(o.LastOutcome, wire.MaxLabelLen)
+	o.Version = wire.Clamp(o.Version, wire.MaxVersionLen)
+	o.Actor.Holder = wire.Clamp(o.Actor.Holder, wire.MaxNameLen)
+	return o
+}
+
+// ReadObserver reads the observer's state file.
+func ReadObserver(path string) (Observer, error) {
+	b, err := read(path)
+	if err != nil {
+		return Observer{}, err
+	}
+	return DecodeObserver(b)
+}
+
+// DecodeObserver decodes an observer state file's bytes.
+func DecodeObserver(b []byte) (Observer, error) {
+	var o Observer
+	err := decode(b, &o)
+	return o, err
+}
