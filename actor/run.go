@@ -31,12 +31,7 @@ import (
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
-	"kubehz.dev/agent/shared/report"
 )
-
-// deploymentEnv names the actor's own Deployment, whose deletion is the kill
-// switch; deploy/actor names it "actor".
-const deploymentEnv = "KUBEHZ_ACTOR_DEPLOYMENT"
 
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	if len(args) > 1 && args[1] == "probe" {
@@ -76,11 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	dyn, plat := c.Dynamic, c.Platform
 
-	deployment := getenv(deploymentEnv)
-	if deployment == "" {
-		deployment = "actor"
-	}
-	guard := lead.NewGuard(client, cfg.Namespace, deployment, log)
+	guard := lead.NewGuard(client, cfg.Namespace, cfg.Deployment, log)
 	guardCtx, stopGuard := context.WithCancel(ctx)
 	guardDone := make(chan struct{})
 	synced := make(chan struct{})
@@ -113,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			MDs:         cluster.New(dyn, served, cfg.MDNamespace, log),
 			Patcher:     &mdPatcher{dyn: dyn},
 			Events:      &eventRecorder{client: client, fence: fence, identity: identity, log: log},
-			Publisher:   &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now},
+			Publisher:   &handoff.Publisher{Client: client, Namespace: cfg.Namespace, ConfigMap: cfg.ActionsConfigMap, Identity: identity, Fence: fence, Now: time.Now},
 			Namespace:   cfg.MDNamespace,
 			MaxReplicas: int64(cfg.MaxReplicas),
 			Log:         log,
@@ -145,8 +136,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return nil
 	default:
 	}
-	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName,
-		Deployment: deployment, Identity: identity, Log: log},
+	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: cfg.ActorLease,
+		Deployment: cfg.Deployment, Identity: identity, Log: log},
 		guard.Fenced(), work)
 	if errors.Is(err, lead.ErrFenced) {
 		// The Deployment is going away: stay down, quietly, until the pod is
