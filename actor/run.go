@@ -31,13 +31,8 @@ import (
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
-	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/status"
 )
-
-// deploymentEnv names the actor's own Deployment, whose deletion is the kill
-// switch; deploy/actor names it "actor".
-const deploymentEnv = "KUBEHZ_ACTOR_DEPLOYMENT"
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 1 && args[1] == "probe" {
@@ -82,11 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	dyn, plat := c.Dynamic, c.Platform
 
-	deployment := getenv(deploymentEnv)
-	if deployment == "" {
-		deployment = "actor"
-	}
-	guard := lead.NewGuard(client, cfg.Namespace, deployment, log)
+	guard := lead.NewGuard(client, cfg.Namespace, cfg.Deployment, log)
 	guardCtx, stopGuard := context.WithCancel(ctx)
 	guardDone := make(chan struct{})
 	synced := make(chan struct{})
@@ -113,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return kubeapi.Served(ctx, client.Discovery().RESTClient(), gvr)
 		}
 		publisher := recordedPublisher{state: state,
-			Publisher: &handoff.Publisher{Client: client, Namespace: cfg.Namespace, Identity: identity, Fence: fence, Now: time.Now}}
+			Publisher: &handoff.Publisher{Client: client, Namespace: cfg.Namespace, ConfigMap: cfg.ActionsConfigMap, Identity: identity, Fence: fence, Now: time.Now}}
 		exec := &execute.Executor{
 			Base:        ctx,
 			Fence:       fence,
@@ -154,13 +145,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	select {
 	case <-guard.Fenced():
 		log.Warn("The actor Deployment is gone or going; never campaigning",
-			"check", "kubectl -n "+cfg.Namespace+" get deployment "+deployment+"; re-apply deploy/actor to act again")
+			"check", "kubectl -n "+cfg.Namespace+" get deployment "+cfg.Deployment+"; re-apply deploy/actor to act again")
 		<-ctx.Done()
 		return nil
 	default:
 	}
-	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: report.LeaseName,
-		Deployment: deployment, Identity: identity, Log: log, Holder: state.holder},
+	err = lead.Run(ctx, lead.Config{Client: client, Namespace: cfg.Namespace, LeaseName: cfg.ActorLease,
+		Deployment: cfg.Deployment, Identity: identity, Log: log, Holder: state.holder},
 		guard.Fenced(), work)
 	if errors.Is(err, lead.ErrFenced) {
 		// The Deployment is going away: stay down, quietly, until the pod is

@@ -65,7 +65,8 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	}
 	o.machines = machines.New(dyn, served, cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
 	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk, cfg.FullInterval, log, signal)
-	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)}, cfg.Namespace, clk, log, signal)
+	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)},
+		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk, log, signal)
 	// The verdict write-back runs on the sender's verdict goroutine, never on
 	// its send path (G-16); it gets its own deadline inside Apply.
 	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,

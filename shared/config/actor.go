@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/token"
 )
 
 // Actor is the actor binary's configuration. None of it can turn acting on:
@@ -22,6 +24,9 @@ type Actor struct {
 	// HealEvictionTimeout is how long a heal-deleted Machine's node may drain
 	// before the eviction unwedge steps in.
 	HealEvictionTimeout time.Duration
+	// Deployment is the actor's own Deployment in Namespace, whose deletion
+	// is the kill switch.
+	Deployment string
 }
 
 // Upper bounds the contract leaves open. They keep seconds far from
@@ -41,6 +46,7 @@ type rawActor struct {
 	DesiredPoll         string `env:"KUBEHZ_DESIRED_POLL_SECONDS, default=60"`
 	MaxReplicas         string `env:"KUBEHZ_MAX_REPLICAS, default=50"`
 	HealEvictionTimeout string `env:"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS, default=300"`
+	Deployment          string `env:"KUBEHZ_ACTOR_DEPLOYMENT, default=actor"`
 }
 
 // LoadActor reads and validates the actor's settings from l (use
@@ -60,6 +66,7 @@ func LoadActor(ctx context.Context, l envconfig.Lookuper) (Actor, error) {
 			1, maxReplicasLimit),
 		HealEvictionTimeout: p.seconds("KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", raw.HealEvictionTimeout,
 			minEvictionTimeoutSecs, maxEvictionTimeoutSecs),
+		Deployment: p.dnsSubdomain("KUBEHZ_ACTOR_DEPLOYMENT", raw.Deployment),
 	}
 	if err := p.err(); err != nil {
 		return Actor{}, err
@@ -97,5 +104,6 @@ func (a Actor) LogValue() slog.Value {
 		slog.String("desiredPoll", a.DesiredPoll.String()),
 		slog.Int("maxReplicas", a.MaxReplicas),
 		slog.String("healEvictionTimeout", a.HealEvictionTimeout.String()),
+		slog.String("deployment", token.Redact(a.Deployment)),
 	)...)
 }

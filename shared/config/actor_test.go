@@ -23,6 +23,7 @@ func actorDefaults(t *testing.T) Actor {
 		DesiredPoll:         60 * time.Second,
 		MaxReplicas:         50,
 		HealEvictionTimeout: 300 * time.Second,
+		Deployment:          "actor",
 	}
 }
 
@@ -244,4 +245,13 @@ func TestLoadActor_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLoadActor_Deployment(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_ACTOR_DEPLOYMENT", func(a Actor) any { return a.Deployment }, []check{
+		{name: "default is what deploy/actor ships", omitted: true, want: "actor"},
+		{name: "prefixed", val: "team-actor", want: "team-actor"},
+		{name: "uppercase", val: "Actor", bad: "DNS-1123 subdomain"},
+		{name: "slash", val: "kube-system/actor", bad: "DNS-1123 subdomain"},
+	})
 }

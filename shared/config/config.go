@@ -26,7 +26,12 @@ type Common struct {
 	SecretName string
 	// MDNamespace holds machine-controller's MachineDeployments and Machines.
 	MDNamespace string
-	LogLevel    slog.Level
+	// ActionsConfigMap and ActorLease name the hand-off in Namespace. The
+	// manifests set them, so a kustomize namePrefix reaches the binaries
+	// along with the objects and the Roles' resourceNames.
+	ActionsConfigMap string
+	ActorLease       string
+	LogLevel         slog.Level
 }
 
 // Observer is the observer binary's configuration.
@@ -52,7 +57,11 @@ type rawCommon struct {
 	Namespace   string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
 	SecretName  string `env:"KUBEHZ_SECRET_NAME, default=kubehz-agent"`
 	MDNamespace string `env:"KUBEHZ_MD_NAMESPACE, default=kube-system"`
-	LogLevel    string `env:"KUBEHZ_LOG_LEVEL"`
+	// The defaults are the names deploy/actor ships (report.ConfigMapName,
+	// report.LeaseName).
+	ActionsConfigMap string `env:"KUBEHZ_ACTIONS_CONFIGMAP, default=kubehz-actions"`
+	ActorLease       string `env:"KUBEHZ_ACTOR_LEASE, default=kubehz-actor"`
+	LogLevel         string `env:"KUBEHZ_LOG_LEVEL"`
 }
 
 // Common is a named field, not an embedding: go-envconfig cannot set an
@@ -115,14 +124,16 @@ func LoadObserver(ctx context.Context, l envconfig.Lookuper) (Observer, error) {
 
 func parseCommon(raw rawCommon, p *problems) Common {
 	return Common{
-		ClusterID:   p.clusterID("CLUSTER_ID", raw.ClusterID),
-		APIURL:      p.apiURL("KUBEHZ_API_URL", raw.APIURL),
-		AgentToken:  p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
-		TokenFile:   p.tokenFile("KUBEHZ_AGENT_TOKEN_FILE", raw.TokenFile),
-		Namespace:   p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
-		SecretName:  p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
-		MDNamespace: p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
-		LogLevel:    logLevel(raw.LogLevel),
+		ClusterID:        p.clusterID("CLUSTER_ID", raw.ClusterID),
+		APIURL:           p.apiURL("KUBEHZ_API_URL", raw.APIURL),
+		AgentToken:       p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
+		TokenFile:        p.tokenFile("KUBEHZ_AGENT_TOKEN_FILE", raw.TokenFile),
+		Namespace:        p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+		SecretName:       p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+		MDNamespace:      p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
+		ActionsConfigMap: p.dnsSubdomain("KUBEHZ_ACTIONS_CONFIGMAP", raw.ActionsConfigMap),
+		ActorLease:       p.dnsSubdomain("KUBEHZ_ACTOR_LEASE", raw.ActorLease),
+		LogLevel:         logLevel(raw.LogLevel),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/token"
 )
 
@@ -45,13 +46,15 @@ func mustURL(t *testing.T, s string) *url.URL {
 func defaults(t *testing.T) Observer {
 	return Observer{
 		Common: Common{
-			ClusterID:   "c1",
-			APIURL:      mustURL(t, "https://api.kubehz.dev"),
-			TokenFile:   "/var/run/secrets/kubehz/agent-token",
-			Namespace:   "kubehz-system",
-			SecretName:  "kubehz-agent",
-			MDNamespace: "kube-system",
-			LogLevel:    slog.LevelInfo,
+			ClusterID:        "c1",
+			APIURL:           mustURL(t, "https://api.kubehz.dev"),
+			TokenFile:        "/var/run/secrets/kubehz/agent-token",
+			Namespace:        "kubehz-system",
+			SecretName:       "kubehz-agent",
+			MDNamespace:      "kube-system",
+			ActionsConfigMap: "kubehz-actions",
+			ActorLease:       "kubehz-actor",
+			LogLevel:         slog.LevelInfo,
 		},
 		FullInterval: 60 * time.Second,
 		Debounce:     10 * time.Second,
@@ -211,5 +214,30 @@ func TestLoadObserver_MDNamespaceMustBeADNSLabel(t *testing.T) {
 				t.Fatalf("err = %v, want exactly KUBEHZ_MD_NAMESPACE named", err)
 			}
 		})
+	}
+}
+
+// A namePrefix overlay renames the hand-off objects; the manifests pass the
+// new names in, and the defaults are what deploy/actor ships unprefixed.
+func TestLoad_HandOffNamesFollowTheManifests(t *testing.T) {
+	o, err := load(minimal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ActionsConfigMap != report.ConfigMapName || o.ActorLease != report.LeaseName {
+		t.Errorf("defaults %q, %q; want the shipped names %q, %q", o.ActionsConfigMap, o.ActorLease, report.ConfigMapName, report.LeaseName)
+	}
+	o, err = load(with(map[string]string{"KUBEHZ_ACTIONS_CONFIGMAP": "team-kubehz-actions", "KUBEHZ_ACTOR_LEASE": "team-kubehz-actor"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ActionsConfigMap != "team-kubehz-actions" || o.ActorLease != "team-kubehz-actor" {
+		t.Errorf("overrides read as %q, %q", o.ActionsConfigMap, o.ActorLease)
+	}
+	_, err = load(with(map[string]string{"KUBEHZ_ACTIONS_CONFIGMAP": "Team_Actions", "KUBEHZ_ACTOR_LEASE": "a/b"}))
+	var cerr *Error
+	if !errors.As(err, &cerr) || len(cerr.Problems) != 2 ||
+		cerr.Problems[0].Var != "KUBEHZ_ACTIONS_CONFIGMAP" || cerr.Problems[1].Var != "KUBEHZ_ACTOR_LEASE" {
+		t.Fatalf("err = %v, want both names refused", err)
 	}
 }

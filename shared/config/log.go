@@ -36,6 +36,8 @@ func (c Common) attrs() []slog.Attr {
 		slog.String("namespace", token.Redact(c.Namespace)),
 		slog.String("secretName", token.Redact(c.SecretName)),
 		slog.String("mdNamespace", token.Redact(c.MDNamespace)),
+		slog.String("actionsConfigMap", token.Redact(c.ActionsConfigMap)),
+		slog.String("actorLease", token.Redact(c.ActorLease)),
 		slog.String("logLevel", c.LogLevel.String()),
 	}
 }

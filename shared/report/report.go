@@ -14,7 +14,10 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// Where the hand-off lives, in the agents' namespace (kubehz-system).
+// Where the hand-off lives, in the agents' namespace (kubehz-system). The
+// names are the ones deploy/actor ships and the binaries' defaults; a
+// kustomize namePrefix changes them, and the manifests then pass the new
+// names in (KUBEHZ_ACTIONS_CONFIGMAP, KUBEHZ_ACTOR_LEASE).
 const (
 	ConfigMapName = "kubehz-actions"
 	Key           = "actions.json"

@@ -47,14 +47,14 @@ func deployedEnv(root string) (deployed, error) {
 		if !ok || len(d.Spec.Template.Spec.Containers) == 0 {
 			return deployed{}, fmt.Errorf("deploy/actor renders no Deployment %q with a container", name)
 		}
-		if *into, err = containerEnv(d.Spec.Template.Spec.Containers[0], configMaps); err != nil {
+		if *into, err = containerEnv(d.Spec.Template.Spec.Containers[0], d.Namespace, configMaps); err != nil {
 			return deployed{}, fmt.Errorf("Deployment %s: %w", name, err)
 		}
 	}
 	return out, nil
 }
 
-func containerEnv(c corev1.Container, configMaps map[string]map[string]string) ([]string, error) {
+func containerEnv(c corev1.Container, namespace string, configMaps map[string]map[string]string) ([]string, error) {
 	var env []string
 	for _, from := range c.EnvFrom {
 		if from.ConfigMapRef == nil {
@@ -78,6 +78,8 @@ func containerEnv(c corev1.Container, configMaps map[string]map[string]string) (
 				return nil, fmt.Errorf("%s refers to a memory limit the container does not set", e.Name)
 			}
 			env = append(env, e.Name+"="+strconv.FormatInt(limit.Value(), 10))
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+			env = append(env, e.Name+"="+namespace)
 		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
 			// POD_NAME: set per replica.
 		default:

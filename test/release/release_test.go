@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"kubehz.dev/agent/test/kube"
@@ -130,6 +131,32 @@ func checkManifests(t *testing.T, dir, name, sa string) {
 		}
 	}
 	pod := deploy.Spec.Template.Spec
+	if pod.NodeSelector["kubernetes.io/os"] != "linux" {
+		t.Errorf("no kubernetes.io/os: linux nodeSelector; the images are Linux only")
+	}
+	if name == "actor" {
+		spread := pod.TopologySpreadConstraints
+		if len(spread) != 1 || spread[0].TopologyKey != "kubernetes.io/hostname" || spread[0].WhenUnsatisfiable != "ScheduleAnyway" {
+			t.Errorf("actor replicas are not spread across nodes: %+v", spread)
+		}
+		pdb := false
+		for _, o := range objs {
+			max, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "maxUnavailable")
+			pdb = pdb || (o.GetKind() == "PodDisruptionBudget" && max == 1)
+		}
+		if !pdb {
+			t.Errorf("no PodDisruptionBudget with maxUnavailable 1 for the actor")
+		}
+	}
+	// The namespace comes from the downward API, so a namespace: overlay
+	// reaches the binary.
+	ns := false
+	for _, e := range pod.Containers[0].Env {
+		ns = ns || (e.Name == "KUBEHZ_NAMESPACE" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace")
+	}
+	if !ns {
+		t.Errorf("KUBEHZ_NAMESPACE is not the pod's metadata.namespace")
+	}
 	if pod.ServiceAccountName != sa {
 		t.Errorf("serviceAccountName %q", pod.ServiceAccountName)
 	}

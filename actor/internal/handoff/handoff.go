@@ -31,6 +31,7 @@ type Fence interface {
 type Publisher struct {
 	Client    kubernetes.Interface
 	Namespace string
+	ConfigMap string // its name in Namespace
 	Identity  string
 	Fence     Fence
 	Now       func() time.Time
@@ -47,16 +48,16 @@ func (p *Publisher) Publish(ctx context.Context, rev int64, actions []wire.Actio
 	// leader's last write, which the fresh read now includes.
 	for attempt := 0; attempt < 2; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, readTimeout)
-		cm, err := cms.Get(rctx, report.ConfigMapName, metav1.GetOptions{})
+		cm, err := cms.Get(rctx, p.ConfigMap, metav1.GetOptions{})
 		cancel()
 		if apierrors.IsNotFound(err) {
 			// deploy/actor ships the ConfigMap; the actor may not create
 			// ConfigMaps, so that it can never plant another one (the
 			// heartbeat-owner marker among them).
-			return fmt.Errorf("ConfigMap %s/%s does not exist: re-apply deploy/actor, which ships it", p.Namespace, report.ConfigMapName)
+			return fmt.Errorf("ConfigMap %s/%s does not exist: re-apply deploy/actor, which ships it", p.Namespace, p.ConfigMap)
 		}
 		if err != nil {
-			return fmt.Errorf("read ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
+			return fmt.Errorf("read ConfigMap %s/%s: %w", p.Namespace, p.ConfigMap, err)
 		}
 		if sameReports(cm.Data[report.Key], data) {
 			return nil
@@ -76,10 +77,10 @@ func (p *Publisher) Publish(ctx context.Context, rev int64, actions []wire.Actio
 			return nil
 		}
 		if !apierrors.IsConflict(err) {
-			return fmt.Errorf("write ConfigMap %s/%s: %w", p.Namespace, report.ConfigMapName, err)
+			return fmt.Errorf("write ConfigMap %s/%s: %w", p.Namespace, p.ConfigMap, err)
 		}
 	}
-	return fmt.Errorf("write ConfigMap %s/%s: conflicting writers", p.Namespace, report.ConfigMapName)
+	return fmt.Errorf("write ConfigMap %s/%s: conflicting writers", p.Namespace, p.ConfigMap)
 }
 
 // sameReports compares what matters, ignoring the timestamp, so a pass that

@@ -54,7 +54,7 @@ func (f *fakeFence) Write(ctx context.Context) (context.Context, context.CancelF
 }
 
 func publisher(client *fake.Clientset, fence *fakeFence, at time.Time) *handoff.Publisher {
-	return &handoff.Publisher{Client: client, Namespace: namespace, Identity: holder, Fence: fence,
+	return &handoff.Publisher{Client: client, Namespace: namespace, ConfigMap: report.ConfigMapName, Identity: holder, Fence: fence,
 		Now: func() time.Time { return at }}
 }
 

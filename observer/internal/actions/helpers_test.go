@@ -43,7 +43,7 @@ type harness struct {
 func start(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
 	h := &harness{t: t, client: fake.NewClientset(objs...), clk: clocktesting.NewFakeClock(t0), logs: &syncBuffer{}}
-	h.w = New(Source{ConfigMaps: h.client.CoreV1().ConfigMaps(ns), Leases: h.client.CoordinationV1().Leases(ns)}, ns, h.clk, slog.New(slog.NewJSONHandler(h.logs, nil)), func() { h.notified.Add(1) })
+	h.w = New(Source{ConfigMaps: h.client.CoreV1().ConfigMaps(ns), Leases: h.client.CoordinationV1().Leases(ns)}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, slog.New(slog.NewJSONHandler(h.logs, nil)), func() { h.notified.Add(1) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

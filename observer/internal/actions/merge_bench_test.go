@@ -44,7 +44,7 @@ func BenchmarkReportMerge(b *testing.B) {
 			b.ReportAllocs()
 			b.ReportMetric(float64(len(data)), "doc-B")
 			for b.Loop() {
-				rec, err := reportTransform(cm)
+				rec, err := reportTransform(report.ConfigMapName)(cm)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -33,19 +33,21 @@ func (r *leaseRecord) GetObjectMeta() metav1.Object {
 }
 
 // reportTransform decodes on the way in, so the informer never holds the
-// ConfigMap. Only our name is decoded: the apiserver's field selector already
-// ensures that, and a fake clientset (which ignores selectors) must not make
-// tests decode strangers. A record passed in again is returned as is.
-func reportTransform(obj any) (any, error) {
-	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
-		return obj, nil
+// ConfigMap. Only the named one is decoded: the apiserver's field selector
+// already ensures that, and a fake clientset (which ignores selectors) must
+// not make tests decode strangers. A record passed in again is returned as is.
+func reportTransform(name string) func(obj any) (any, error) {
+	return func(obj any) (any, error) {
+		cm, ok := obj.(*corev1.ConfigMap)
+		if !ok {
+			return obj, nil
+		}
+		r := &reportRecord{namespace: cm.Namespace, name: cm.Name}
+		if data, has := cm.Data[report.Key]; has && cm.Name == name {
+			r.doc, r.problems = report.Decode(data)
+		}
+		return r, nil
 	}
-	r := &reportRecord{namespace: cm.Namespace, name: cm.Name}
-	if data, has := cm.Data[report.Key]; has && cm.Name == report.ConfigMapName {
-		r.doc, r.problems = report.Decode(data)
-	}
-	return r, nil
 }
 
 func leaseTransform(obj any) (any, error) {

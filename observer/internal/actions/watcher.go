@@ -23,6 +23,7 @@ import (
 // happening.
 type Watcher struct {
 	namespace   string
+	names       Names
 	clk         clock.Clock
 	log         *slog.Logger
 	notify      func()
@@ -48,21 +49,24 @@ type Source struct {
 	Leases     kubeapi.Reader[*coordinationv1.LeaseList]
 }
 
-// New watches namespace/kubehz-actions and namespace/kubehz-actor, through
-// src, which reads namespace; nothing talks to the apiserver until Run.
-// notify, if set, is called on every change of what Actions would return.
-func New(src Source, namespace string, clk clock.Clock, log *slog.Logger, notify func()) *Watcher {
+// Names are the report ConfigMap's and the Lease's, as configured.
+type Names struct{ ConfigMap, Lease string }
+
+// New watches the two named objects through src, which reads namespace;
+// nothing talks to the apiserver until Run. notify, if set, is called on
+// every change of what Actions would return.
+func New(src Source, namespace string, names Names, clk clock.Clock, log *slog.Logger, notify func()) *Watcher {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	w := &Watcher{
-		namespace: namespace, clk: clk, notify: notify, rearm: make(chan struct{}, 1),
-		log: log.With("configMap", namespace+"/"+report.ConfigMapName, "lease", namespace+"/"+report.LeaseName),
+		namespace: namespace, names: names, clk: clk, notify: notify, rearm: make(chan struct{}, 1),
+		log: log.With("configMap", namespace+"/"+names.ConfigMap, "lease", namespace+"/"+names.Lease),
 	}
-	w.reports = w.informer(&corev1.ConfigMap{}, reportTransform,
-		kubeapi.ListWatch(src.ConfigMaps, kubeapi.Named(report.ConfigMapName)))
+	w.reports = w.informer(&corev1.ConfigMap{}, reportTransform(names.ConfigMap),
+		kubeapi.ListWatch(src.ConfigMaps, kubeapi.Named(names.ConfigMap)))
 	w.leases = w.informer(&coordinationv1.Lease{}, leaseTransform,
-		kubeapi.ListWatch(src.Leases, kubeapi.Named(report.LeaseName)))
+		kubeapi.ListWatch(src.Leases, kubeapi.Named(names.Lease)))
 	return w
 }
 
@@ -124,7 +128,7 @@ func (w *Watcher) Holder(now time.Time) (holder string, live bool) {
 }
 
 func (w *Watcher) report() (report.Document, []report.Problem) {
-	obj, ok, _ := w.reports.GetByKey(w.namespace + "/" + report.ConfigMapName)
+	obj, ok, _ := w.reports.GetByKey(w.namespace + "/" + w.names.ConfigMap)
 	if r, isRecord := obj.(*reportRecord); ok && isRecord {
 		return r.doc, r.problems
 	}
@@ -132,7 +136,7 @@ func (w *Watcher) report() (report.Document, []report.Problem) {
 }
 
 func (w *Watcher) lease() *Lease {
-	obj, ok, _ := w.leases.GetByKey(w.namespace + "/" + report.LeaseName)
+	obj, ok, _ := w.leases.GetByKey(w.namespace + "/" + w.names.Lease)
 	if r, isRecord := obj.(*leaseRecord); ok && isRecord {
 		l := r.lease
 		return &l

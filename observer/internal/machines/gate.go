@@ -33,6 +33,7 @@ type Served func(ctx context.Context) error
 type gate struct {
 	what      string // "Machines": the subject of log lines
 	omitted   string // what the beat loses while unreadable
+	forbidden string // what an operator checks when RBAC refuses
 	client    any    // tells the reflector whether WatchList is supported
 	served    Served
 	resource  dynamic.ResourceInterface
@@ -179,6 +180,9 @@ func (g *gate) report(err error) {
 		level = slog.LevelInfo // no machine-controller here: normal, not a fault
 	}
 	attrs := []any{"err", err}
+	if apierrors.IsForbidden(err) {
+		attrs = append(attrs, "check", g.forbidden)
+	}
 	if reason != metav1.StatusReasonUnknown {
 		attrs = append(attrs, "reason", string(reason))
 	}

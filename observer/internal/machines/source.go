@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -58,7 +59,12 @@ func New(dyn dynamic.Interface, served func(context.Context, schema.GroupVersion
 		}
 	}
 	newGate := func(what, omitted string, gvr schema.GroupVersionResource, t cache.TransformFunc) *gate {
-		return &gate{what: what, omitted: omitted, client: dyn, resource: dyn.Resource(gvr).Namespace(namespace),
+		// A kustomize namespace: overlay moves the Role out of the MD
+		// namespace unless the overlay moves it back.
+		forbidden := fmt.Sprintf("a Role in namespace %s allowing get, list and watch on %s.%s, bound to this "+
+			"ServiceAccount: deploy/observer ships kubehz-observer-machines there; a namespace: overlay moves it "+
+			"away unless it moves it back (README, Overlays)", namespace, gvr.Resource, gvr.Group)
+		return &gate{what: what, omitted: omitted, forbidden: forbidden, client: dyn, resource: dyn.Resource(gvr).Namespace(namespace),
 			served:    func(ctx context.Context) error { return served(ctx, gvr) },
 			transform: t, clk: clk, interval: interval, changed: signal, log: log.With("namespace", namespace)}
 	}

@@ -151,6 +151,10 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	if n := logs.count(`"Machines not readable`, "Forbidden"); n != 1 {
 		t.Errorf("Forbidden logged %d times, want once", n)
 	}
+	// The line says what to check, in the namespace the Role must be in.
+	if n := logs.count(`"Machines not readable`, `"check":"a Role in namespace kube-system allowing get, list and watch on machines.cluster.k8s.io`); n != 1 {
+		t.Error("the Forbidden line does not say which Role to check")
+	}
 }
 
 func create(t *testing.T, api *apiserver, gvr schema.GroupVersionResource, js string) {
