@@ -56,7 +56,11 @@ func (s *story) play(ctx context.Context) error {
 	for i, sc := range scenes {
 		s.screen.step(fmt.Sprintf("Step %d of %d: %s", i+1, len(scenes), sc.title))
 		if err := sc.play(ctx); err != nil {
-			s.screen.note("Step %d of %d failed: %v", i+1, len(scenes), err)
+			verdict := "failed" // the story's fault, or an agent's
+			if ctx.Err() != nil {
+				verdict = "stopped"
+			}
+			s.screen.note("Step %d of %d %s: %v", i+1, len(scenes), verdict, err)
 			return fmt.Errorf("step %d of %d (%s): %w", i+1, len(scenes), sc.title, err)
 		}
 		s.screen.note("Step %d of %d done: %s", i+1, len(scenes), sc.title)
