@@ -71,10 +71,17 @@ bench-large:
 fuzz:
 	@hack/fuzz.sh
 
-## demo: a real apiserver, the platform simulator, a small simulated cluster
-## and the observer under its own ServiceAccount, until Ctrl-C
-demo: controlplane
-	@KUBEHZ_TEST_ASSETS="$(ASSETS)" go run ./test/cmd/demo
+## demo: the whole story on a real apiserver with a simulated cluster and
+## platform, in a live view: a pool scaled, a dead worker healed, a pool
+## upgraded node by node, the actor switched off; ends by itself (or on
+## Ctrl-C) and removes everything it started
+demo:
+	@echo "demo: looking for the cached kube-apiserver and etcd (hack/controlplane.sh). The first run on a"; \
+	echo "demo: machine builds them from source once: about 10-15 minutes on 2 cores. Later runs skip this."
+	@set -e; assets="$$(hack/controlplane.sh)"; \
+	echo "demo: compiling the demo (a minute or two the first time on a machine)"; \
+	mkdir -p bin; go build -o bin/demo ./test/cmd/demo; \
+	KUBEHZ_TEST_ASSETS="$$assets" exec bin/demo
 
 ## lint: go vet on every module
 lint:

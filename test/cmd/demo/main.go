@@ -1,139 +1,248 @@
-// Command demo runs kubehz-agent locally end to end: a real kube-apiserver and
-// etcd, the platform simulator, a small simulated cluster, and the observer
-// binary under its own ServiceAccount with the RBAC from deploy/observer. It
-// prints every beat the platform receives until Ctrl-C, then cleans up.
+// Command demo runs kubehz-agent locally and plays a scripted story: a real
+// kube-apiserver and etcd, the platform simulator, a small simulated
+// cluster (machine-controller and kubelets played by test/clustersim), the
+// observer and two actor replicas under their own ServiceAccounts with the
+// RBAC from deploy/. A live view shows what the platform sees in each
+// heartbeat while the platform scales a pool, a worker dies and is healed, a
+// pool is upgraded node by node, and the actor's Deployment is deleted. It
+// ends by itself, or on Ctrl-C, and removes everything it started.
+//
+// -fast shortens every interval and pause, for the test that plays the
+// story end to end; the view is plain text whenever stdout is not a
+// terminal.
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
+// errInterrupted ends the demo early on Ctrl-C or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	switch {
+	case errors.Is(err, errInterrupted):
+		os.Exit(130)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "demo failed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context) error {
-	say("Starting a real kube-apiserver v1.37.2 and etcd on loopback")
+// pace sets how fast the story moves.
+type pace struct {
+	poll                       time.Duration // the actor's desired-state poll, whole seconds
+	fullBeat, debounce, minGap time.Duration // the observer's cadence
+	join                       time.Duration // a new server's node joins this long after its machine is created
+	linger                     time.Duration // each step's outcome stays on screen this long
+	timeout                    time.Duration // each scene's bound
+	quiet                      time.Duration // how long the story watches a switched-off actor not act
+	refresh                    time.Duration // the live view's redraw interval
+}
+
+var (
+	humanPace = pace{poll: 2 * time.Second, fullBeat: 10 * time.Second, debounce: time.Second, minGap: 2 * time.Second,
+		join: 3 * time.Second, linger: 10 * time.Second, timeout: 3 * time.Minute, quiet: 25 * time.Second, refresh: time.Second}
+	fastPace = pace{poll: time.Second, fullBeat: 3 * time.Second, debounce: 200 * time.Millisecond, minGap: 500 * time.Millisecond,
+		join: 300 * time.Millisecond, timeout: time.Minute, quiet: 8 * time.Second, refresh: 250 * time.Millisecond}
+)
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fast := flags.Bool("fast", false, "short intervals and no pauses (for tests)")
+	logDir := flags.String("logs", "", "where the agents' logs go (default .demo/ in the repository)")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	p := humanPace
+	if *fast {
+		p = fastPace
+	}
+	d := &demo{out: stdout, pace: p, logDir: *logDir, tty: isTerminal(stdout)}
+	err := d.run(ctx)
+	d.cleanup()
+	if ctx.Err() != nil {
+		d.say("Interrupted; everything the demo started is gone")
+		return errInterrupted
+	}
+	if err != nil {
+		d.say("The demo failed; everything it started is gone. The agents' logs are in %s", d.logDir)
+		return err
+	}
+	d.say("Done: everything the demo started is gone. The agents' logs are in %s", d.logDir)
+	return nil
+}
+
+// demo is one run: what it started, undone in reverse by cleanup.
+type demo struct {
+	out    io.Writer
+	pace   pace
+	logDir string
+	tty    bool
+	undo   []func()
+}
+
+func (d *demo) say(format string, args ...any) {
+	fmt.Fprintf(d.out, "%s  %s\n", time.Now().Format(time.TimeOnly), fmt.Sprintf(format, args...))
+}
+
+// later registers one step of the cleanup, said as it happens.
+func (d *demo) later(what string, f func()) {
+	d.undo = append(d.undo, func() { d.say("%s", what); f() })
+}
+
+func (d *demo) cleanup() {
+	for i := len(d.undo) - 1; i >= 0; i-- {
+		d.undo[i]()
+	}
+	d.undo = nil
+}
+
+func (d *demo) run(ctx context.Context) error {
+	d.say("Starting kube-apiserver %s and etcd %s on loopback ports (a few seconds)", kube.KubeVersion, kube.EtcdVersion)
 	env, err := kube.Start(kube.Options{})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		say("Stopping the control plane")
-		_ = env.Stop()
-	}()
+	d.later("Stopping kube-apiserver and etcd, removing their data", func() { _ = env.Stop() })
 	dir, err := os.MkdirTemp("", "kubehz-demo-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	d.later("Removing the demo's temporary files", func() { _ = os.RemoveAll(dir) })
+	if d.logDir == "" {
+		d.logDir = filepath.Join(env.Root, ".demo")
+	}
+	if err := os.MkdirAll(d.logDir, 0o755); err != nil {
+		return err
+	}
 
-	say("Applying deploy/actor: the observer and the actor, with their ServiceAccounts and RBAC")
+	d.say("Applying deploy/actor: the observer and the actor, their ServiceAccounts and RBAC")
 	setup, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if _, err := env.ApplyKustomization(setup, filepath.Join(env.Root, "deploy", "actor")); err != nil {
 		return err
 	}
-	kubeconfig := filepath.Join(dir, "observer.kubeconfig")
-	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-observer", kubeconfig); err != nil {
+	observerID := identity{bin: filepath.Join(dir, "observer"), kubeconfig: filepath.Join(dir, "observer.kubeconfig")}
+	actorID := identity{bin: filepath.Join(dir, "actor"), kubeconfig: filepath.Join(dir, "actor.kubeconfig")}
+	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-observer", observerID.kubeconfig); err != nil {
 		return err
 	}
-	actorKubeconfig := filepath.Join(dir, "actor.kubeconfig")
-	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-actor", actorKubeconfig); err != nil {
+	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-actor", actorID.kubeconfig); err != nil {
 		return err
 	}
-	say("Creating a small simulated cluster: 1 control-plane node, 3 workers, a shop with pods")
-	c := &cluster{client: env.Client}
-	if err := c.seed(setup); err != nil {
+	d.say("Creating a small simulated cluster: a control-plane node and a shop's pods")
+	if err := seed(setup, env.Client); err != nil {
 		return err
 	}
-	say("Starting the machine-controller simulator with pool workers-a (2 machines)")
-	world, stopWorld, err := startMachines(ctx, env)
+	d.say("Starting the simulated machine-controller: pool %s with 2 servers, pool %s whose server cannot be created", poolName, brokenPool)
+	world, stopWorld, err := startMachines(setup, env, d.pace.join)
 	if err != nil {
 		return err
 	}
-	defer stopWorld()
+	d.later("Stopping the simulated machine-controller", stopWorld)
 
-	sim := platformsim.New(platformsim.Options{OnRequest: printBeat})
-	if err := sim.SetDesired(desired{rev: 1, replicas: 2}.doc(), `"1-100"`); err != nil {
-		return err
-	}
-	url, err := sim.Start()
+	plat := newPlatform()
+	url, err := plat.sim.Start()
 	if err != nil {
 		return err
 	}
-	defer sim.Close()
-	say("Platform simulator listening on %s", url)
+	d.later("Stopping the platform simulator", plat.sim.Close)
+	d.say("Platform simulator listening on %s; it authorizes nothing yet", url)
 
-	bin := filepath.Join(dir, "observer")
-	say("Building the observer and the actor")
-	if err := kube.Build(env.Root, "./observer", bin, false); err != nil {
-		return err
-	}
-	actorBin := filepath.Join(dir, "actor")
-	if err := kube.Build(env.Root, "./actor", actorBin, false); err != nil {
-		return err
+	d.say("Building the observer and the actor (go build; a minute or two the first time on a machine)")
+	for _, b := range []struct{ pkg, out string }{{"./observer", observerID.bin}, {"./actor", actorID.bin}} {
+		if err := kube.Build(env.Root, b.pkg, b.out, false); err != nil {
+			return err
+		}
 	}
 	tokenFile := filepath.Join(dir, "agent-token")
 	if err := os.WriteFile(tokenFile, []byte(platformsim.DefaultToken+"\n"), 0o600); err != nil {
 		return err
 	}
-	logPath := filepath.Join(env.Root, ".demo", "observer.log")
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+	for _, id := range []*identity{&observerID, &actorID} {
+		id.platformURL, id.tokenFile = url, tokenFile
+	}
+	var ags agents
+	d.later("Stopping the observer and the actors", func() {
+		if err := ags.stop(); err != nil {
+			d.say("An agent did not stop cleanly: %v", err)
+		}
+	})
+	if err := ags.startObserver(d.logDir, observerID, d.pace); err != nil {
 		return err
 	}
-	logFile, err := os.Create(logPath)
-	if err != nil {
+	if err := ags.startActors(d.logDir, actorID, d.pace); err != nil {
 		return err
 	}
-	defer logFile.Close()
-	obs, err := kube.StartProcessTee(bin, []string{
-		"CLUSTER_ID=" + platformsim.DefaultClusterID,
-		"KUBEHZ_API_URL=" + url,
-		"KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
-		"KUBECONFIG=" + kubeconfig,
-		"KUBEHZ_FULL_INTERVAL=20s",
-		"KUBEHZ_DEBOUNCE=2s",
-		"KUBEHZ_MIN_GAP=3s",
-		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(env.Root, ".demo", "observer.alive"),
-	}, logFile)
-	if err != nil {
-		return err
-	}
-	say("Observer running as system:serviceaccount:kubehz-system:kubehz-observer (logs: %s)", logPath)
-	actors, err := startActors(env.Root, actorBin, url, tokenFile, actorKubeconfig)
-	if err != nil {
-		return err
-	}
-	defer stopActors(actors)
-	say("Two actor replicas running as system:serviceaccount:kubehz-system:kubehz-actor; one leads (logs: .demo/actor-*.log)")
-	say("Every beat the platform accepts is printed below. Ctrl-C to stop.")
-
-	c.story(ctx, obs, sim, world)
-
-	say("Stopping the observer")
-	code, stopErr := obs.Stop(15 * time.Second)
-	if stopErr != nil {
-		return stopErr
-	}
-	say("Observer exited with status %d", code)
-	return nil
+	d.say("The observer and two actor replicas are running as their ServiceAccounts; logs in %s", d.logDir)
+	return d.play(ctx, plat, world, env, &ags)
 }
 
-func say(format string, args ...any) {
-	fmt.Printf("%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+// play shows the live view while the story runs, and stops the story when
+// an agent dies on its own.
+func (d *demo) play(ctx context.Context, plat *platform, world *clustersim.Sim, env *kube.Env, ags *agents) error {
+	if d.tty {
+		d.say("The live view starts now; Ctrl-C ends the demo at any time")
+		if err := sleep(ctx, 2*time.Second); err != nil {
+			return err
+		}
+	}
+	storyCtx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	scr := &screen{out: d.out, tty: d.tty, plat: plat, leases: env.Client, refresh: d.pace.refresh}
+	viewCtx, stopView := context.WithCancel(ctx)
+	viewDone := make(chan struct{})
+	go func() { defer close(viewDone); scr.run(viewCtx) }()
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-storyCtx.Done():
+				return
+			case <-tick.C:
+			}
+			if name := ags.exited(); name != "" {
+				abort(fmt.Errorf("the %s exited on its own; its log is %s", name, filepath.Join(d.logDir, name+".log")))
+				return
+			}
+		}
+	}()
+	s := &story{plat: plat, world: world, client: env.Client, screen: scr, pace: d.pace}
+	err := s.play(storyCtx)
+	abort(nil)
+	<-watchDone
+	stopView()
+	<-viewDone
+	return err
+}
+
+// isTerminal reports whether w is a character device, where redrawing in
+// place makes sense.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"kubehz.dev/agent/test/kube"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// agents are the running observer and actor replicas, each under its own
+// ServiceAccount, each writing its JSON log to a file of its own.
+type agents struct {
+	procs []*kube.Process
+	names []string
+	logs  []*os.File
+}
+
+// identity is what one agent process runs as and talks to.
+type identity struct {
+	bin, kubeconfig, platformURL, tokenFile string
+}
+
+func (a *agents) start(name, logDir string, id identity, env ...string) error {
+	logFile, err := os.Create(filepath.Join(logDir, name+".log"))
+	if err != nil {
+		return err
+	}
+	p, err := kube.StartProcessTee(id.bin, append([]string{
+		"CLUSTER_ID=" + platformsim.DefaultClusterID, "KUBEHZ_API_URL=" + id.platformURL,
+		"KUBEHZ_AGENT_TOKEN_FILE=" + id.tokenFile, "KUBECONFIG=" + id.kubeconfig,
+		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(logDir, name+".alive"),
+	}, env...), logFile)
+	if err != nil {
+		logFile.Close()
+		return err
+	}
+	a.procs, a.names, a.logs = append(a.procs, p), append(a.names, name), append(a.logs, logFile)
+	return nil
+}
+
+// startObserver runs the observer at the pace's cadence.
+func (a *agents) startObserver(logDir string, id identity, p pace) error {
+	return a.start("observer", logDir, id,
+		"KUBEHZ_FULL_INTERVAL="+p.fullBeat.String(), "KUBEHZ_DEBOUNCE="+p.debounce.String(), "KUBEHZ_MIN_GAP="+p.minGap.String())
+}
+
+// startActors runs two actor replicas; leader election picks one.
+func (a *agents) startActors(logDir string, id identity, p pace) error {
+	for _, pod := range []string{"actor-1", "actor-2"} {
+		if err := a.start(pod, logDir, id, "POD_NAME="+pod,
+			"KUBEHZ_DESIRED_POLL_SECONDS="+strconv.Itoa(int(p.poll/time.Second))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exited names the first agent that ended on its own, or "".
+func (a *agents) exited() string {
+	for i, p := range a.procs {
+		if p.Exited() {
+			return a.names[i]
+		}
+	}
+	return ""
+}
+
+// stop ends every agent with SIGTERM, as the kubelet would, newest first so
+// the actors release their Lease before the observer goes.
+func (a *agents) stop() error {
+	var errs []error
+	for i := len(a.procs) - 1; i >= 0; i-- {
+		if code, err := a.procs[i].Stop(20 * time.Second); err != nil || code != 0 {
+			errs = append(errs, fmt.Errorf("%s: exit %d %v", a.names[i], code, err))
+		}
+		a.logs[i].Close()
+	}
+	a.procs, a.names, a.logs = nil, nil, nil
+	return errors.Join(errs...)
+}
