@@ -42,7 +42,11 @@ func setup(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer env.Stop()
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop the control plane:", err)
+		}
+	}()
 	suite.env = env
 	suite.observerBin = filepath.Join(dir, "observer")
 	if err := kube.Build(env.Root, "./observer", suite.observerBin, false); err != nil {

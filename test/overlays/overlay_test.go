@@ -233,7 +233,7 @@ func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the simulator's stop; this test checks the agent
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
 		t.Fatal(err)

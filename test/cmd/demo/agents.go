@@ -75,8 +75,12 @@ func (a *agents) exited() string {
 func (a *agents) stop() error {
 	var errs []error
 	for i := len(a.procs) - 1; i >= 0; i-- {
-		if code, err := a.procs[i].Stop(20 * time.Second); err != nil || code != 0 {
-			errs = append(errs, fmt.Errorf("%s: exit %d %v", a.names[i], code, err))
+		code, err := a.procs[i].Stop(20 * time.Second)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", a.names[i], err))
+		case code != 0:
+			errs = append(errs, fmt.Errorf("%s: exit %d", a.names[i], code))
 		}
 		a.logs[i].Close()
 	}

@@ -34,8 +34,8 @@ var errInterrupted = errors.New("interrupted")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
 	switch {
 	case errors.Is(err, errInterrupted):
 		os.Exit(130)

@@ -85,7 +85,10 @@ func (s *story) leaderElected(ctx context.Context) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no actor took the Lease kubehz-system/kubehz-actor within %s (last error: %v)", s.pace.timeout, err)
+			if err != nil {
+				return fmt.Errorf("no actor took the Lease kubehz-system/kubehz-actor within %s: %w", s.pace.timeout, err)
+			}
+			return fmt.Errorf("no actor took the Lease kubehz-system/kubehz-actor within %s", s.pace.timeout)
 		}
 		if err := sleep(ctx, 250*time.Millisecond); err != nil {
 			return err
