@@ -97,15 +97,22 @@ help:
 	  more && /^## / { printf "%-18s %s\n", "", substr($$0, 4); next } { more = 0 }' $(firstword $(MAKEFILE_LIST))
 
 ## test-unit: the tests that need no control plane, with the race detector,
-## in about a minute: leaves out the packages whose tests start kube-apiserver,
-## test/release (it cross-builds both binaries) and the randomized safety test
+## in about a minute, the modules side by side: leaves out the packages whose
+## tests start kube-apiserver, test/release (it cross-builds both binaries)
+## and the randomized safety test
 test-unit:
-	@set -e; for m in $(MODULES); do \
-	  pkgs="$$(cd $$m && for d in $$(go list -f '{{.Dir}}' ./...); do \
-	    grep -qsE 'Start\((kube\.)?Options' "$$d"/*_test.go && continue; \
-	    case "$$d" in */test/release) continue;; esac; echo "$$d"; done)"; \
-	  [ -z "$$pkgs" ] || (cd $$m && go test -race -count=1 -skip '^$(SAFETY)$$' $$pkgs); \
-	done
+	@set -e; out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; pids=""; \
+	for m in $(MODULES); do \
+	  ( set -e; cd $$m; dirs="$$(go list -f '{{.Dir}}' ./...)"; pkgs=""; \
+	    for d in $$dirs; do \
+	      grep -qsE 'Start\((kube\.)?Options' "$$d"/*_test.go && continue; \
+	      case "$$d" in */test/release) continue;; esac; pkgs="$$pkgs $$d"; \
+	    done; \
+	    if [ -n "$$pkgs" ]; then go test -race -count=1 -skip '^$(SAFETY)$$' $$pkgs; fi ) >"$$out/$$m" 2>&1 & \
+	  pids="$$pids $$!"; \
+	done; \
+	status=0; for p in $$pids; do wait $$p || status=1; done; \
+	for m in $(MODULES); do cat "$$out/$$m"; done; exit $$status
 
 # Where make image tags the images, and for which platforms it builds them.
 IMAGE_REPO ?= ghcr.io/kubehz
