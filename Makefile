@@ -3,6 +3,7 @@
 MODULES := shared observer actor test
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X kubehz.dev/agent/shared/buildinfo.Version=$(VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 # The control plane the tests run against; built once per machine.
 ASSETS = $(shell hack/controlplane.sh)
 
@@ -92,4 +93,67 @@ verify: lint
 	@test -z "$$(gofmt -l $(MODULES))" || { gofmt -l $(MODULES); exit 1; }
 	@set -e; for m in $(MODULES); do \
 	  (cd $$m && GOWORK=off go mod tidy -diff && GOWORK=off go build ./...); \
+	done
+
+.PHONY: help test-unit image release-manifests vulncheck
+
+## help: every target and what it does
+help:
+	@awk '/^## [A-Za-z0-9_.-]+:/ { sub(/^## /, ""); i = index($$0, ":"); \
+	  printf "%-18s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2); more = 1; next } \
+	  more && /^## / { printf "%-18s %s\n", "", substr($$0, 4); next } { more = 0 }' $(firstword $(MAKEFILE_LIST))
+
+## test-unit: the tests that need no control plane, with the race detector,
+## in about a minute, the modules side by side: leaves out the packages whose
+## tests start kube-apiserver, test/release (it cross-builds both binaries)
+## and the randomized safety test
+test-unit:
+	@set -e; out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; pids=""; \
+	for m in $(MODULES); do \
+	  ( set -e; cd $$m; dirs="$$(go list -f '{{.Dir}}' ./...)"; pkgs=""; \
+	    for d in $$dirs; do \
+	      grep -qsE 'Start\((kube\.)?Options' "$$d"/*_test.go && continue; \
+	      case "$$d" in */test/release) continue;; esac; pkgs="$$pkgs $$d"; \
+	    done; \
+	    if [ -n "$$pkgs" ]; then go test -race -count=1 -skip '^$(SAFETY)$$' $$pkgs; fi ) >"$$out/$$m" 2>&1 & \
+	  pids="$$pids $$!"; \
+	done; \
+	status=0; for p in $$pids; do wait $$p || status=1; done; \
+	for m in $(MODULES); do cat "$$out/$$m"; done; exit $$status
+
+# Where make image tags the images, and for which platforms it builds them.
+IMAGE_REPO ?= ghcr.io/kubehz
+PLATFORMS ?= linux/amd64,linux/arm64
+SOURCE ?= unknown
+
+## image: both images (Dockerfile.observer, Dockerfile.actor) for PLATFORMS
+## with docker buildx, tagged IMAGE_REPO/<name>:VERSION; IMAGE_FLAGS passes
+## more flags, e.g. --push, or --load with PLATFORMS=linux/amd64
+image:
+	@docker buildx version >/dev/null 2>&1 || { \
+	  echo "make image needs Docker with the buildx plugin, and 'docker buildx version' failed here;" >&2; \
+	  echo "install buildx, or rely on test/release, which checks the Dockerfiles and builds both architectures without Docker" >&2; \
+	  exit 1; }
+	@set -e; for b in observer actor; do \
+	  docker buildx build --platform "$(PLATFORMS)" -f Dockerfile.$$b \
+	    --build-arg VERSION="$(VERSION)" --build-arg REVISION="$(REVISION)" --build-arg SOURCE="$(SOURCE)" \
+	    -t "$(IMAGE_REPO)/$$b:$(VERSION)" $(IMAGE_FLAGS) . ; \
+	done
+
+# Where make release-manifests writes.
+RELEASE_DIR ?= bin/release
+
+## release-manifests: install-observer.yaml, install-actor.yaml and SHA256SUMS
+## into RELEASE_DIR (bin/release), images pinned by digest; needs VERSION=vX.Y.Z,
+## OBSERVER_DIGEST=sha256:… and ACTOR_DIGEST=sha256:…, and refuses anything less
+release-manifests:
+	@go run ./test/cmd/release-manifests -version "$(VERSION)" \
+	  -observer-digest "$(OBSERVER_DIGEST)" -actor-digest "$(ACTOR_DIGEST)" -out "$(RELEASE_DIR)"
+
+GOVULNCHECK_VERSION := v1.9.0
+
+## vulncheck: govulncheck on every module (needs the Go vulnerability database online)
+vulncheck:
+	@set -e; for m in $(MODULES); do echo "== $$m"; \
+	  (cd $$m && GOWORK=off go run golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION) ./...); \
 	done
