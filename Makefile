@@ -84,9 +84,17 @@ demo:
 	mkdir -p bin; go build -o bin/demo ./test/cmd/demo; \
 	KUBEHZ_TEST_ASSETS="$$assets" exec bin/demo
 
-## lint: go vet on every module
+# golangci-lint, pinned; built from the Go module proxy once per machine.
+GOLANGCI_LINT_VERSION := v2.15.0
+TOOLS_CACHE ?= $(HOME)/.cache/kubehz-agent/tools
+GOLANGCI_LINT = $(TOOLS_CACHE)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
+
+## lint: go vet, then golangci-lint (pinned; the linters in .golangci.yml)
+## on every module; the first run on a machine builds golangci-lint
 lint:
-	@set -e; for m in $(MODULES); do (cd $$m && go vet ./...); done
+	@test -x "$(GOLANGCI_LINT)" || { echo "building golangci-lint $(GOLANGCI_LINT_VERSION) into $(TOOLS_CACHE) (once per machine)"; \
+	  GOBIN="$(dir $(GOLANGCI_LINT))" GOWORK=off go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); }
+	@set -e; for m in $(MODULES); do (cd $$m && go vet ./... && "$(GOLANGCI_LINT)" run ./...); done
 
 ## verify: gofmt, vet, tidy go.mod files, each module building alone
 verify: lint
@@ -143,7 +151,7 @@ image:
 # Where make release-manifests writes.
 RELEASE_DIR ?= bin/release
 
-## release-manifests: install-observer.yaml, install-actor.yaml and SHA256SUMS
+## release-manifests: install-observer.yaml, install-actor.yaml, install-register.yaml and SHA256SUMS
 ## into RELEASE_DIR (bin/release), images pinned by digest; needs VERSION=vX.Y.Z,
 ## OBSERVER_DIGEST=sha256:… and ACTOR_DIGEST=sha256:…, and refuses anything less
 release-manifests:

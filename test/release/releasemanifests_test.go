@@ -45,13 +45,18 @@ func TestReleaseManifests_PinEveryImageAndLabelEveryObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"install-actor.yaml", "install-observer.yaml", "SHA256SUMS"}
+	want := []string{"install-actor.yaml", "install-observer.yaml", "install-register.yaml", "SHA256SUMS"}
 	if strings.Join(files, " ") != strings.Join(want, " ") {
 		t.Errorf("wrote %v, want %v", files, want)
 	}
 	pinned := regexp.MustCompile(`^ghcr\.io/kubehz/(observer|actor)@(sha256:[0-9a-f]{64})$`)
 	digests := map[string]string{"observer": observerDigest, "actor": actorDigest}
-	for file, tier := range map[string]string{"install-observer.yaml": "observer", "install-actor.yaml": "actor"} {
+	// The register tier runs the observer image.
+	for file, tier := range map[string]string{"install-observer.yaml": "observer", "install-actor.yaml": "actor", "install-register.yaml": "register"} {
+		image := tier
+		if tier == "register" {
+			image = "observer"
+		}
 		t.Run(tier, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, file))
 			if err != nil {
@@ -67,8 +72,8 @@ func TestReleaseManifests_PinEveryImageAndLabelEveryObject(t *testing.T) {
 				}
 				seen[p[1]] = true
 			}
-			if !seen[tier] {
-				t.Errorf("no %s image in %s", tier, file)
+			if !seen[image] {
+				t.Errorf("no %s image in %s", image, file)
 			}
 			objs := decodeAll(t, raw)
 			plain, err := kube.Render(filepath.Join(root(t), "deploy", tier))

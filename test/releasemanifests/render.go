@@ -36,6 +36,9 @@ const SumsFile = "SHA256SUMS"
 var Tiers = map[string]string{
 	"install-observer.yaml": "observer",
 	"install-actor.yaml":    "actor",
+	// The observer with the one-shot registration Job, for clusters without
+	// lok8s (it runs the observer image as `observer register`).
+	"install-register.yaml": "register",
 }
 
 // Options is what one release is rendered from.

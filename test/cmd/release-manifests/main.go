@@ -1,5 +1,5 @@
-// Command release-manifests writes install-observer.yaml, install-actor.yaml
-// and SHA256SUMS for one release, with both images pinned by digest:
+// Command release-manifests writes install-observer.yaml, install-actor.yaml,
+// install-register.yaml and SHA256SUMS for one release, with both images pinned by digest:
 //
 //	release-manifests -version v1.2.3 -observer-digest sha256:… -actor-digest sha256:… -out bin/release
 //

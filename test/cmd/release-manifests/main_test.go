@@ -30,7 +30,7 @@ func TestRun_WritesTheManifestsAndSums(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	for _, f := range []string{"install-actor.yaml", "install-observer.yaml", "SHA256SUMS"} {
+	for _, f := range []string{"install-actor.yaml", "install-observer.yaml", "install-register.yaml", "SHA256SUMS"} {
 		if !strings.Contains(stdout.String(), filepath.Join(out, f)+"\n") {
 			t.Errorf("stdout does not list %s:\n%s", f, stdout.String())
 		}
