@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -116,10 +115,5 @@ func statusCommand(args []string, getenv func(string) string, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	if len(args) > 0 && args[0] == "--json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	}
-	return st.Render(stdout, time.Now())
+	return status.Print(st, args, stdout)
 }

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -125,4 +126,17 @@ func ago(t, now time.Time) string {
 	default:
 		return fmt.Sprintf("%dd%02dh ago", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 	}
+}
+
+// Print is the status subcommand's output for either binary: the report, or
+// with --json the state file as read, indented.
+func Print(st interface {
+	Render(io.Writer, time.Time) error
+}, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "--json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	return st.Render(stdout, time.Now())
 }
