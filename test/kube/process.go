@@ -82,10 +82,19 @@ func (p *Process) Exited() bool {
 
 // Wait waits up to timeout for the process to exit and returns its code.
 func (p *Process) Wait(timeout time.Duration) (int, error) {
+	// An ended process wins outright: with both channels ready a select
+	// picks at random, and Wait(0) on an exited process would report it
+	// still running half the time.
 	select {
 	case <-p.done:
-	case <-time.After(timeout):
-		return -1, fmt.Errorf("still running after %s", timeout)
+	default:
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		select {
+		case <-p.done:
+		case <-timer.C:
+			return -1, fmt.Errorf("still running after %s", timeout)
+		}
 	}
 	var exit *exec.ExitError
 	if errors.As(p.err, &exit) {
