@@ -35,13 +35,19 @@ import (
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 1 && args[1] == "probe" {
-		// The exec liveness probe: a separate, short-lived process that only
-		// reads the file the running actor keeps.
-		return liveness.Check(livenessPath(getenv), time.Now())
-	}
-	if len(args) > 1 && args[1] == "status" {
-		return statusCommand(args[2:], getenv, stdout)
+	if len(args) > 1 {
+		switch args[1] {
+		case "probe":
+			// The exec liveness probe: a separate, short-lived process that
+			// only reads the file the running actor keeps.
+			return liveness.Check(livenessPath(getenv), time.Now())
+		case "status":
+			return statusCommand(args[2:], getenv, stdout)
+		default:
+			// A mistyped `kubectl exec … actor stauts` must not start a
+			// third replica campaigning beside the Deployment's two.
+			return config.UnknownCommand(args[1], "probe", "status")
+		}
 	}
 	started := time.Now()
 	cfg, err := config.LoadActor(ctx, config.Getenv(getenv))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/status"
 	"kubehz.dev/agent/shared/wire"
@@ -86,5 +87,19 @@ func TestStatusCommand_FailsClearlyBeforeTheActorStarted(t *testing.T) {
 	err := run(context.Background(), []string{"actor", "status"}, getenv, &bytes.Buffer{}, &bytes.Buffer{})
 	if !errors.Is(err, status.ErrNotStarted) {
 		t.Fatalf("err = %v, want ErrNotStarted", err)
+	}
+}
+
+// A mistyped subcommand is refused before anything else: falling through
+// would start another replica campaigning for the Lease.
+func TestRun_UnknownSubcommandExitsTwoWithoutStarting(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"actor", "stauts"}, func(string) string { return "" }, &stdout, &stderr)
+	var cfgErr *config.Error
+	if !errors.As(err, &cfgErr) || len(cfgErr.Problems) != 1 || cfgErr.Problems[0].Var != "command" {
+		t.Fatalf("err = %v, want only the unknown-command problem (no configuration was read)", err)
+	}
+	if config.ExitCode(err) != 2 || stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and nothing written", config.ExitCode(err), stdout.String(), stderr.String())
 	}
 }

@@ -293,3 +293,20 @@ func TestExitCode_MapsErrorKinds(t *testing.T) {
 		})
 	}
 }
+
+// A mistyped subcommand is refused before anything else: falling through to
+// the observer itself would start a second one beating beside the pod's.
+func TestRun_UnknownSubcommandExitsTwoWithoutStarting(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"observer", "stauts"}, func(string) string { return "" }, &stdout, &stderr)
+	var cfgErr *config.Error
+	if !errors.As(err, &cfgErr) || len(cfgErr.Problems) != 1 || cfgErr.Problems[0].Var != "command" {
+		t.Fatalf("err = %v, want only the unknown-command problem (no configuration was read)", err)
+	}
+	if !strings.Contains(err.Error(), `"stauts"`) || !strings.Contains(err.Error(), "status") {
+		t.Errorf("the error should name the bad and the known subcommands: %v", err)
+	}
+	if config.ExitCode(err) != 2 || stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and nothing written", config.ExitCode(err), stdout.String(), stderr.String())
+	}
+}

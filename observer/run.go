@@ -28,6 +28,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return statusCommand(args[2:], getenv, stdout)
 		case "ready":
 			return readyCommand(ctx, getenv)
+		default:
+			// A mistyped `kubectl exec … observer stauts` must not start a
+			// second observer beside the running one: two would both beat.
+			return config.UnknownCommand(args[1], "register", "probe", "status", "ready")
 		}
 	}
 	started := time.Now()

@@ -50,3 +50,10 @@ func (p problems) err() error {
 	}
 	return &Error{Problems: p}
 }
+
+// UnknownCommand is the error for a subcommand the binary does not have:
+// bad invocation, so exit 2 before any I/O, naming the ones it has.
+func UnknownCommand(got string, known ...string) error {
+	return &Error{Problems: []Problem{{Var: "command", Reason: fmt.Sprintf(
+		"unknown subcommand %q; want one of %s, or none to run", token.Redact(got), strings.Join(known, ", "))}}}
+}
