@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"debug/elf"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -23,5 +25,32 @@ func TestProcess_WaitZeroOnAnEndedProcessGivesItsCode(t *testing.T) {
 		if code, err := p.Wait(0); err != nil || code != 3 {
 			t.Fatalf("Wait(0) #%d: code %d, err %v; want 3", i, code, err)
 		}
+	}
+}
+
+// TestBuild_WithoutRaceIsTheShippedStaticStrippedBinary: the benchmark runs
+// what Build makes and reports its memory, so it must be the binary users
+// run: no interpreter (static, no libc mapped) and no symbol table.
+func TestBuild_WithoutRaceIsTheShippedStaticStrippedBinary(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "observer")
+	if err := Build(root, "./observer", out, false); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("the binary names an interpreter: it is dynamically linked (cgo), unlike the image's")
+		}
+	}
+	if s := f.Section(".symtab"); s != nil {
+		t.Error("the binary keeps its symbol table: it was not built with -s -w as make build and the Dockerfiles do")
 	}
 }
