@@ -26,6 +26,7 @@ import (
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
+	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/status"
 )
@@ -143,6 +144,7 @@ func (o *observer) run(ctx context.Context) error {
 		if !o.caches.WaitForSync(gctx) {
 			return nil // cancelled before the first list finished
 		}
+		memlimit.ReleaseAfterList()
 		// The first beat carries the version when the apiserver answers;
 		// Run keeps retrying if it did not.
 		o.version.Refresh(gctx)

@@ -44,3 +44,10 @@ func Apply(getenv func(string) string, log *slog.Logger) {
 	debug.SetMemoryLimit(soft)
 	log.Info("Go memory limit set", "bytes", soft, "containerLimit", limit)
 }
+
+// ReleaseAfterList hands back to the kernel the heap an initial list left
+// free. Decoding a list makes far more garbage than the records kept from
+// it; the runtime would return those pages only gradually, so the process
+// would sit near its start-up peak for minutes. Call it once a list has been
+// compacted into its cache: it costs one collection.
+func ReleaseAfterList() { debug.FreeOSMemory() }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/memlimit"
 )
 
 // defaultSyncTimeout bounds the wait for a first list, so a missing CRD or
@@ -62,7 +64,8 @@ func (c *onDemand) Ensure(base, ctx context.Context) error {
 		}
 	}
 	c.mu.Lock()
-	if c.ctrl == nil {
+	started := c.ctrl == nil
+	if started {
 		c.start(base)
 	}
 	ctrl := c.ctrl
@@ -71,6 +74,9 @@ func (c *onDemand) Ensure(base, ctx context.Context) error {
 	defer cancel()
 	if !cache.WaitForCacheSync(wait.Done(), ctrl.HasSynced) {
 		return fmt.Errorf("%s not listed within %s (CRD or RBAC missing?)", c.what, c.syncTimeout)
+	}
+	if started {
+		memlimit.ReleaseAfterList()
 	}
 	return nil
 }
