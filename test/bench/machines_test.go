@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 )
 
 // machine-controller's objects, in the MD namespace the agent defaults to,
@@ -28,18 +29,11 @@ var (
 	machineGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"}
 )
 
-// crdFiles are the optional CRDs: machine-controller's three and lok8s'.
-var crdFiles = []string{
-	"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml",
-	"cluster.k8s.io_machines.yaml", "lok8s.dev_clusterinventories.yaml",
-}
+// optionalCRDs are machine-controller's three CRDs and lok8s'.
+func optionalCRDs() []string { return append(kube.MachineCRDs(), kube.InventoryCRD) }
 
 func installCRDs() error {
-	paths := make([]string, len(crdFiles))
-	for i, f := range crdFiles {
-		paths[i] = harness.env.CRDPath(f)
-	}
-	_, err := harness.env.InstallCRDs(paths...)
+	_, err := harness.env.InstallCRDs(optionalCRDs()...)
 	return err
 }
 

@@ -76,7 +76,7 @@ func measure(b *testing.B, v variant, win time.Duration, res *result) bool {
 			b.Fatal(err)
 		}
 		harness.held.crds = true
-		logf("installed the optional CRDs: %v", crdFiles)
+		logf("installed the optional CRDs: %v", optionalCRDs())
 	}
 	logf("== %s: populating with %d writers", v, workers())
 	if err := populate(ctx, v, res); err != nil {

@@ -22,11 +22,7 @@ import (
 // simulator for one test.
 func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	t.Helper()
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, suite.env.CRDPath(f))
-	}
-	crds, err := suite.env.InstallCRDs(paths...)
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
 	if err != nil {
 		t.Fatal(err)
 	}

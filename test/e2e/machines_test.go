@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -75,12 +76,7 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 		t.Errorf("absent CRDs logged %d times; want at most once per resource", n)
 	}
 
-	files := []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"}
-	var paths []string
-	for _, f := range files {
-		paths = append(paths, suite.env.CRDPath(f))
-	}
-	crds, err := suite.env.InstallCRDs(paths...)
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
 	if err != nil {
 		t.Fatal(err)
 	}

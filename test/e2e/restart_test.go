@@ -159,11 +159,7 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 // cluster simulator with one pool, pool-a, at one replica.
 func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	t.Helper()
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(paths...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := clustersim.New(env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})

@@ -56,11 +56,7 @@ func setup(m *testing.M) (int, error) {
 	if err := kube.Build(env.Root, "./actor", suite.actorBin, false); err != nil {
 		return 0, err
 	}
-	var crds []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		crds = append(crds, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(crds...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		return 0, err
 	}
 	baseline := goleak.IgnoreCurrent()

@@ -82,11 +82,7 @@ func shopPod(ctx context.Context, client kubernetes.Interface, name string, phas
 // that plays it: workers-a with 2 machines, and workers-b whose one server
 // the cloud refuses to create. stop cancels the simulator and waits for it.
 func startMachines(ctx context.Context, env *kube.Env, join time.Duration) (world *clustersim.Sim, stop func(), err error) {
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(paths...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		return nil, nil, err
 	}
 	world, err = clustersim.New(env.Config, clustersim.Options{JoinDelay: join, Kubelet: oldKubelet, Log: slog.New(slog.DiscardHandler)})
