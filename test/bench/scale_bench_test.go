@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"testing"
 	"time"
 
-	"testing"
+	"kubehz.dev/agent/test/kube"
 )
 
 // BenchmarkScale runs the observer and two actor replicas, built without
@@ -115,7 +116,7 @@ func measure(b *testing.B, v variant, win time.Duration, res *result) bool {
 	if err := r.stopErrors(); err != nil {
 		b.Error(err)
 	}
-	events, err := readAudit(harness.auditLog, r.offset)
+	events, err := kube.ReadAudit(harness.auditLog, r.offset)
 	if err != nil {
 		b.Fatal(err)
 	}

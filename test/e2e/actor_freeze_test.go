@@ -139,7 +139,7 @@ func TestActor_FrozenLeader(t *testing.T) {
 	// The stimulus was live: the freeze left patches for the standby to make.
 	standbyPatches := 0
 	for _, e := range actorRequests(t, frozen) {
-		if strings.HasPrefix(e.process(), standbyPod+"_") && e.Verb == "patch" && e.resource() == "machinedeployments" {
+		if strings.HasPrefix(e.Process(), standbyPod+"_") && e.Verb == "patch" && e.Resource() == "machinedeployments" {
 			standbyPatches++
 		}
 	}
@@ -153,12 +153,12 @@ func TestActor_FrozenLeader(t *testing.T) {
 	// the old leader's may land.
 	landed, refused := 0, 0
 	for _, e := range actorRequests(t, start) {
-		if e.process() == "" || !strings.HasPrefix(e.process(), leaderPod+"_") || !mutating[e.Verb] || e.RequestReceived.Before(tookOver) {
+		if e.Process() == "" || !strings.HasPrefix(e.Process(), leaderPod+"_") || !mutating[e.Verb] || e.RequestReceived.Before(tookOver) {
 			continue
 		}
 		if e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
 			landed++
-			t.Errorf("the thawed leader's %s %s/%s landed at %s (%s after the thaw)", e.Verb, e.resource(), e.ObjectRef.Name,
+			t.Errorf("the thawed leader's %s %s/%s landed at %s (%s after the thaw)", e.Verb, e.Resource(), e.ObjectRef.Name,
 				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(thaw))
 		} else {
 			refused++

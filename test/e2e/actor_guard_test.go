@@ -60,7 +60,7 @@ func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
 		}
 	}
 	for _, e := range actorRequests(t, start) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" {
 			t.Errorf("the actor patched MachineDeployment %s", e.ObjectRef.Name)
 		}
 	}
@@ -103,7 +103,7 @@ func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
 		t.Errorf("pool-a changed to %d", n)
 	}
 	for _, e := range actorRequests(t, start) {
-		switch r := e.resource(); r {
+		switch r := e.Resource(); r {
 		case "machinedeployments", "machines", "nodes", "pods":
 			t.Errorf("with every flag off the actor sent %s %s", e.Verb, r)
 		}
@@ -186,7 +186,7 @@ func killSwitchRun(t *testing.T, kill bool) {
 	for _, e := range actorRequests(t, deleted.Add(2*time.Second)) {
 		if mutating[e.Verb] {
 			late++
-			t.Errorf("%s %s/%s at %s, %s after the delete", e.Verb, e.resource(), e.ObjectRef.Name,
+			t.Errorf("%s %s/%s at %s, %s after the delete", e.Verb, e.Resource(), e.ObjectRef.Name,
 				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(deleted))
 		}
 	}
@@ -266,10 +266,10 @@ func TestActor_FailoverFinishesTheWork(t *testing.T) {
 	last := map[string]time.Time{}
 	first := map[string]time.Time{}
 	for _, e := range actorRequests(t, start) {
-		if !mutating[e.Verb] || e.resource() == "leases" {
+		if !mutating[e.Verb] || e.Resource() == "leases" {
 			continue
 		}
-		id := e.process()
+		id := e.Process()
 		if _, ok := first[id]; !ok {
 			first[id] = e.RequestReceived
 		}

@@ -104,13 +104,13 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 	}
 	terms := map[string]*term{}
 	for _, e := range actorRequests(t, start) {
-		if !mutating[e.Verb] || e.resource() == "leases" || e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
+		if !mutating[e.Verb] || e.Resource() == "leases" || e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
 			continue
 		}
-		tm, ok := terms[e.process()]
+		tm, ok := terms[e.Process()]
 		if !ok {
-			tm = &term{process: e.process(), first: e.RequestReceived}
-			terms[e.process()] = tm
+			tm = &term{process: e.Process(), first: e.RequestReceived}
+			terms[e.Process()] = tm
 		}
 		tm.last = e.RequestReceived
 	}

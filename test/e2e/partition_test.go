@@ -61,8 +61,8 @@ func TestFaults_PartitionedLeaderExitsAndTheStandbyActs(t *testing.T) {
 		t.Errorf("lease held by %q, want the standby", h)
 	}
 	for _, e := range actorRequests(t, start) {
-		if strings.HasPrefix(e.process(), "actor-cut_") && mutating[e.Verb] && e.RequestReceived.After(partitioned) {
-			t.Errorf("the partitioned leader's %s %s/%s reached the apiserver after the cut", e.Verb, e.resource(), e.ObjectRef.Name)
+		if strings.HasPrefix(e.Process(), "actor-cut_") && mutating[e.Verb] && e.RequestReceived.After(partitioned) {
+			t.Errorf("the partitioned leader's %s %s/%s reached the apiserver after the cut", e.Verb, e.Resource(), e.ObjectRef.Name)
 		}
 	}
 }

@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +26,12 @@ import (
 // revision, and no revision is acted on twice.
 func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	dir := t.TempDir()
-	audit := filepath.Join(dir, "audit.log")
-	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	flags, audit, err := kube.AuditFlags(dir, auditPolicy)
+	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := kube.Start(kube.Options{APIServerArgs: map[string][]string{
-		"etcd-compaction-interval": {"5s"},
-		"audit-policy-file":        {policy}, "audit-log-path": {audit}, "audit-log-mode": {"blocking"},
-	}})
+	flags["etcd-compaction-interval"] = []string{"5s"}
+	env, err := kube.Start(kube.Options{APIServerArgs: flags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +42,8 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "actor")); err != nil {
-		t.Fatal(err)
-	}
-	observerKC, actorKC := filepath.Join(dir, "observer.kubeconfig"), filepath.Join(dir, "actor.kubeconfig")
-	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", observerKC); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-actor", actorKC); err != nil {
+	observerKC, actorKC, err := env.DeployAgents(ctx, dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	mds := restartWorld(t, env)
@@ -130,8 +119,8 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 		t.Fatalf("a binary exited (observer %v, actor %v)", observer.Exited(), actor.Exited())
 	}
 	patches := 0
-	for _, e := range auditRequests(t, audit, actorUser, time.Time{}) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
+	for _, e := range auditRequests(t, audit, kube.ActorUser, time.Time{}) {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
 			patches++
 		}
 	}
@@ -144,7 +133,7 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	// same ten watches); the compaction makes sure none could have resumed
 	// from a revision etcd no longer has (410 Gone).
 	relists := 0
-	for _, e := range auditRequests(t, audit, observerUser, restarted) {
+	for _, e := range auditRequests(t, audit, kube.ObserverUser, restarted) {
 		if e.Verb == "list" || e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true") {
 			relists++
 		}

@@ -70,7 +70,7 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 	waitUntil(t, "pool-s scaled to 3 after deciding again", func() bool { return replicasOf(t, mds, "pool-s") == 3 })
 	var codes []int
 	for _, e := range actorRequests(t, start) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ObjectRef.Name == "pool-s" && e.ResponseStatus != nil {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" && e.ObjectRef.Name == "pool-s" && e.ResponseStatus != nil {
 			codes = append(codes, e.ResponseStatus.Code)
 		}
 	}
