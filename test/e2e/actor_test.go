@@ -64,16 +64,9 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string, extra ...stri
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "agent-token")
 	writeToken(t, tokenFile, platformsim.DefaultToken)
-	p, err := kube.StartProcess(suite.actorBin, append([]string{
-		"CLUSTER_ID=" + clusterID,
-		"KUBEHZ_API_URL=" + sim.URL(),
-		"KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
-		"KUBECONFIG=" + suite.actorKubeconfig,
-		"KUBEHZ_DESIRED_POLL_SECONDS=1",
-		"KUBEHZ_LOG_LEVEL=debug",
-		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(t.TempDir(), "alive"),
-		"POD_NAME=" + pod,
-	}, extra...))
+	env := kube.AgentEnv{PlatformURL: sim.URL(), TokenFile: tokenFile, Kubeconfig: suite.actorKubeconfig,
+		LivenessFile: filepath.Join(t.TempDir(), "alive"), Pod: pod}
+	p, err := kube.StartProcess(suite.actorBin, append(env.List("KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LOG_LEVEL=debug"), extra...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,11 +157,10 @@ func start(t *testing.T, bin string, objs []*unstructured.Unstructured, name, ns
 	if err := os.WriteFile(token, []byte(platformsim.DefaultToken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := append(podEnv(t, objs, name, ns, strings.TrimPrefix(name, "team-")+"-a"),
-		"CLUSTER_ID="+platformsim.DefaultClusterID, "KUBEHZ_API_URL="+sim.URL(),
-		"KUBEHZ_AGENT_TOKEN_FILE="+token, "KUBECONFIG="+kubeconfig,
+	given := kube.AgentEnv{PlatformURL: sim.URL(), TokenFile: token, Kubeconfig: kubeconfig, LivenessFile: filepath.Join(dir, "alive")}
+	env := append(podEnv(t, objs, name, ns, strings.TrimPrefix(name, "team-")+"-a"), given.List(
 		"KUBEHZ_FULL_INTERVAL=2s", "KUBEHZ_DEBOUNCE=200ms", "KUBEHZ_MIN_GAP=500ms",
-		"KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LIVENESS_FILE="+filepath.Join(dir, "alive"))
+		"KUBEHZ_DESIRED_POLL_SECONDS=1")...)
 	p, err := kube.StartProcess(bin, env)
 	if err != nil {
 		t.Fatal(err)
