@@ -140,7 +140,7 @@ func killSwitchRun(t *testing.T, kill bool) {
 	}
 	startObserver(t, sim)
 	startActor(t, sim, "actor-kill")
-	waitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	kube.WaitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
 	waitBeat(t, sim, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "scale", "pool-a")
 		return ok && a.Status == "done"
@@ -242,7 +242,7 @@ func TestActor_FailoverFinishesTheWork(t *testing.T) {
 	start := time.Now()
 	a := startActor(t, sim, "actor-one")
 	b := startActor(t, sim, "actor-two")
-	waitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	kube.WaitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
 
 	leader, standby := a, b
 	if lease, err := suite.env.Client.CoordinationV1().Leases("kubehz-system").Get(ctxT(t), "kubehz-actor", metav1.GetOptions{}); err == nil &&
@@ -255,7 +255,7 @@ func TestActor_FailoverFinishesTheWork(t *testing.T) {
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"21-100"`); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
 	// How long the takeover took is logged, not asserted: on a loaded
 	// machine it varies, and the lease (15 s) plus the retry period is a
 	// figure for the benchmark, not a pass mark.

@@ -30,20 +30,18 @@ func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sim.Run(ctx) }()
+	stop := sim.Start(context.Background())
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
-	mds := dyn.Resource(mdsGVR).Namespace("kube-system")
+	mds := dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 	t.Cleanup(func() {
-		cancel()
-		<-done //nolint:errcheck // the simulator's stop; this test checks the actor
+		stop()
 		bg := context.Background()
 		_ = mds.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
-		machines := dyn.Resource(machinesGVR).Namespace("kube-system")
+		machines := dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
 		list, _ := machines.List(bg, metav1.ListOptions{})
 		for _, m := range list.Items { // no simulator runs now to drop finalizers
 			m.SetFinalizers(nil)
@@ -140,7 +138,7 @@ func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
 	if err := world.CreatePool(ctxT(t), "pool-a", 2, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "pool-a converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
+	kube.WaitUntil(t, "pool-a converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
 
 	sim := startSim(t, platformsim.Options{})
 	if err := sim.SetDesired(desiredDoc{Revision: 7, WorkerPools: []desiredPool{{Name: "pool-a", MachineType: "cpx31", DesiredReplicas: 3}},
@@ -150,8 +148,8 @@ func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
 	startObserver(t, sim)
 	startActor(t, sim, "actor-a")
 
-	waitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
-	waitUntil(t, "pool-a converges at 3", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
+	kube.WaitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "pool-a converges at 3", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
 	b := waitBeat(t, sim, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "scale", "pool-a")
 		return ok && a.Status == "done" && a.Revision == 7
@@ -173,16 +171,5 @@ func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no KubehzScaled Event naming revision 7 on the MachineDeployment; got %d events", len(evs.Items))
-	}
-}
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -61,7 +61,7 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 	}
 	done := func() {
 		t.Helper()
-		waitUntil(t, fmt.Sprintf("revision %d done at %d replicas", revision, replicas), func() bool {
+		kube.WaitUntil(t, fmt.Sprintf("revision %d done at %d replicas", revision, replicas), func() bool {
 			return replicasOf(t, mds, "pool-a") == replicas && reportsDone(t, revision)
 		})
 	}
@@ -90,7 +90,7 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 		}
 		delete(procs, pod)
 		spawn()
-		waitUntil(t, fmt.Sprintf("kill %d: a new leader", k), func() bool {
+		kube.WaitUntil(t, fmt.Sprintf("kill %d: a new leader", k), func() bool {
 			h := leaseHolder(t)
 			return h != "" && h != holder
 		})

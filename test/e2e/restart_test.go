@@ -55,7 +55,7 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	}
 	observer, _ := startObserver(t, sim, "KUBECONFIG="+observerKC)
 	actor := startActor(t, sim, "actor-restart", "KUBECONFIG="+actorKC)
-	waitUntil(t, "pool-a scaled to 2", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
+	kube.WaitUntil(t, "pool-a scaled to 2", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
 
 	// Enough writes, spread over two compaction intervals, that the
 	// revisions the informers last saw are compacted away.
@@ -113,7 +113,7 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"2-100"`); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "pool-a scaled to 3 after the restart", func() bool { return replicasAt(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "pool-a scaled to 3 after the restart", func() bool { return replicasAt(t, mds, "pool-a") == 3 })
 
 	if observer.Exited() || actor.Exited() {
 		t.Fatalf("a binary exited (observer %v, actor %v)", observer.Exited(), actor.Exited())
@@ -155,10 +155,7 @@ func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the simulator's stop; this test checks the agent
+	t.Cleanup(sim.Start(context.Background()))
 	if err := sim.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +163,7 @@ func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dyn.Resource(mdsGVR).Namespace("kube-system")
+	return dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 }
 
 func replicasAt(t *testing.T, mds dynamic.ResourceInterface, name string) int64 {

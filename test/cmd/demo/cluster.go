@@ -89,10 +89,7 @@ func startMachines(ctx context.Context, env *kube.Env, join time.Duration) (worl
 	if err != nil {
 		return nil, nil, err
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() { defer close(done); _ = world.Run(runCtx) }()
-	stop = func() { cancel(); <-done }
+	stop = world.Start(context.WithoutCancel(ctx))
 	world.FailCreates(brokenPool, "InsufficientResourcesError", "server type cpx51 is unavailable in location fsn1")
 	for _, p := range []struct {
 		name     string
