@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -106,9 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		confirmed()
-		served := func(ctx context.Context, gvr schema.GroupVersionResource) error {
-			return kubeapi.Served(ctx, client.Discovery().RESTClient(), gvr)
-		}
+		served := kubeapi.ServedBy(client.Discovery().RESTClient())
 		publisher := recordedPublisher{state: state,
 			Publisher: &handoff.Publisher{Client: client, Namespace: cfg.Namespace, ConfigMap: cfg.ActionsConfigMap, Identity: identity, Fence: fence, Now: time.Now}}
 		exec := &execute.Executor{

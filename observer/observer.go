@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -61,10 +60,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	o.version = cluster.NewVersion(api.Raw(), log, signal)
 	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), log, signal)
 	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
-	served := func(ctx context.Context, gvr schema.GroupVersionResource) error {
-		return kubeapi.Served(ctx, api.Raw(), gvr)
-	}
-	o.machines = machines.New(dyn, served, cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
+	o.machines = machines.New(dyn, kubeapi.ServedBy(api.Raw()), cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
 	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk, cfg.FullInterval, log, signal)
 	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)},
 		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk, log, signal)

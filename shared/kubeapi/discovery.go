@@ -44,6 +44,16 @@ func Served(ctx context.Context, raw rest.Interface, gvr schema.GroupVersionReso
 	return notServed(gvr)
 }
 
+// ServedFunc is Served with its client bound, the shape in which the
+// observer's and the actor's caches of optional APIs take it, so that their
+// unit tests can answer for discovery.
+type ServedFunc func(ctx context.Context, gvr schema.GroupVersionResource) error
+
+// ServedBy binds Served to raw.
+func ServedBy(raw rest.Interface) ServedFunc {
+	return func(ctx context.Context, gvr schema.GroupVersionResource) error { return Served(ctx, raw, gvr) }
+}
+
 func notServed(gvr schema.GroupVersionResource) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,

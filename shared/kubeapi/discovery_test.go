@@ -51,7 +51,7 @@ func TestServed_ReadsTheGroupVersionDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = Served(t.Context(), api.Raw(), tc.gvr)
+			err = ServedBy(api.Raw())(t.Context(), tc.gvr)
 			switch {
 			case tc.notFound:
 				if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), tc.gvr.Resource) {

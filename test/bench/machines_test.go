@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 )
 
 // machine-controller's objects, in the MD namespace the agent defaults to,
@@ -22,31 +23,18 @@ import (
 // status.nodeRef.
 const mdNamespace = "kube-system"
 
-var (
-	mdGVR      = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
-	msGVR      = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinesets"}
-	machineGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"}
-)
-
-// crdFiles are the optional CRDs: machine-controller's three and lok8s'.
-var crdFiles = []string{
-	"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml",
-	"cluster.k8s.io_machines.yaml", "lok8s.dev_clusterinventories.yaml",
-}
+// optionalCRDs are machine-controller's three CRDs and lok8s'.
+func optionalCRDs() []string { return append(kube.MachineCRDs(), kube.InventoryCRD) }
 
 func installCRDs() error {
-	paths := make([]string, len(crdFiles))
-	for i, f := range crdFiles {
-		paths[i] = harness.env.CRDPath(f)
-	}
-	_, err := harness.env.InstallCRDs(paths...)
+	_, err := harness.env.InstallCRDs(optionalCRDs()...)
 	return err
 }
 
 // awaitCRDsServed waits until the apiserver lists every optional CRD's
 // objects again, as it does some seconds after a restart.
 func awaitCRDsServed(ctx context.Context) error {
-	gvrs := []schema.GroupVersionResource{mdGVR, msGVR, machineGVR,
+	gvrs := []schema.GroupVersionResource{clustersim.MachineDeploymentsGVR, clustersim.MachineSetsGVR, clustersim.MachinesGVR,
 		{Group: "lok8s.dev", Version: "v1alpha1", Resource: "clusterinventories"}}
 	for _, gvr := range gvrs {
 		for {
@@ -104,14 +92,14 @@ func applyPool(ctx context.Context, t *tally, p, nodes int) error {
 		"revisionHistoryLimit": int64(1), "progressDeadlineSeconds": int64(600),
 	})
 	md.SetAnnotations(map[string]string{"machinedeployment.clusters.k8s.io/revision": "1"})
-	mds := harness.dyn.Resource(mdGVR).Namespace(mdNamespace)
+	mds := harness.dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace(mdNamespace)
 	applied, err := apply(ctx, mds, md, replicas)
 	if err != nil {
 		return err
 	}
 	ms := object("MachineSet", machineSetName(p), map[string]any{"replicas": replicas, "selector": selector, "template": template(p)})
 	ms.SetOwnerReferences([]metav1.OwnerReference{controllerRef(applied)})
-	if _, err := apply(ctx, harness.dyn.Resource(msGVR).Namespace(mdNamespace), ms, replicas); err != nil {
+	if _, err := apply(ctx, harness.dyn.Resource(clustersim.MachineSetsGVR).Namespace(mdNamespace), ms, replicas); err != nil {
 		return err
 	}
 	t.created(2) // the MachineDeployment: apply and status
@@ -162,7 +150,7 @@ type machineLinks struct {
 // linksFor reads them all once rather than twice per Machine.
 func linksFor(ctx context.Context) (machineLinks, error) {
 	l := machineLinks{sets: map[string]metav1.OwnerReference{}, nodes: map[string]*corev1.Node{}}
-	sets, err := harness.dyn.Resource(msGVR).Namespace(mdNamespace).List(ctx, metav1.ListOptions{})
+	sets, err := harness.dyn.Resource(clustersim.MachineSetsGVR).Namespace(mdNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return l, err
 	}
@@ -195,7 +183,7 @@ func createMachine(ctx context.Context, t *tally, links machineLinks, i int) err
 	m.SetAnnotations(map[string]string{"machine-controller/host-id": fmt.Sprintf("%d", 40_000_000+i)})
 	m.SetFinalizers([]string{"machine-controller.kubermatic.io/delete-node", "machine-controller.kubermatic.io/delete-instance"})
 	m.SetOwnerReferences([]metav1.OwnerReference{owner})
-	machines := harness.dyn.Resource(machineGVR).Namespace(mdNamespace)
+	machines := harness.dyn.Resource(clustersim.MachinesGVR).Namespace(mdNamespace)
 	created, err := machines.Create(ctx, m, metav1.CreateOptions{})
 	if exists(err) {
 		return nil

@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -29,12 +28,6 @@ import (
 	"kubehz.dev/agent/test/kube"
 )
 
-// The identities deploy/ gives the two binaries, as the audit log names them.
-const (
-	observerUser = "system:serviceaccount:kubehz-system:kubehz-observer"
-	actorUser    = "system:serviceaccount:kubehz-system:kubehz-actor"
-)
-
 // auditPolicy records the metadata of the agent's own requests only: the
 // harness' hundreds of thousands of writes would make the log, and the
 // apiserver's blocking writes to it, the bottleneck of populating.
@@ -43,7 +36,7 @@ kind: Policy
 omitStages: ["RequestReceived"]
 rules:
   - level: Metadata
-    users: ["` + observerUser + `", "` + actorUser + `"]
+    users: ["` + kube.ObserverUser + `", "` + kube.ActorUser + `"]
   - level: None
 `
 
@@ -102,18 +95,14 @@ func startHarness() error {
 		return err
 	}
 	harness.dir = dir
-	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	audit, log, err := kube.AuditFlags(dir, auditPolicy)
+	if err != nil {
 		return err
 	}
-	harness.auditLog = filepath.Join(dir, "audit.log")
-	env, err := kube.Start(kube.Options{APIServerArgs: map[string][]string{
-		"audit-policy-file": {policy}, "audit-log-path": {harness.auditLog},
-		// Blocking: a request's record is written before its answer, so the
-		// log is complete the moment a process has stopped. No rotation
-		// (the default rotates at 100 MB) under the reader's feet.
-		"audit-log-mode": {"blocking"}, "audit-log-maxsize": {"100000"},
-	}, EtcdArgs: map[string][]string{
+	harness.auditLog = log
+	// No rotation (the default rotates at 100 MB) under the reader's feet.
+	audit["audit-log-maxsize"] = []string{"100000"}
+	env, err := kube.Start(kube.Options{APIServerArgs: audit, EtcdArgs: map[string][]string{
 		// 150,000 pods with their status writes outgrow etcd's default 2 GiB
 		// quota ("mvcc: database space exceeded"); a real cluster that size
 		// runs with a larger one too.
@@ -126,26 +115,12 @@ func startHarness() error {
 	if harness.deployed, err = deployedEnv(env.Root); err != nil {
 		return err
 	}
-	harness.observerBin = filepath.Join(dir, "observer")
-	harness.actorBin = filepath.Join(dir, "actor")
-	for pkg, out := range map[string]string{"./observer": harness.observerBin, "./actor": harness.actorBin} {
-		if err := kube.Build(env.Root, pkg, out, false); err != nil {
-			return err
-		}
+	if harness.observerBin, harness.actorBin, err = kube.BuildAgents(env.Root, dir, false); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// The managed tier: the observer's objects plus the actor's, among them
-	// the actor Deployment its kill-switch guard watches.
-	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "actor")); err != nil {
-		return err
-	}
-	harness.observerKubeconfig = filepath.Join(dir, "observer.kubeconfig")
-	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", harness.observerKubeconfig); err != nil {
-		return err
-	}
-	harness.actorKubeconfig = filepath.Join(dir, "actor.kubeconfig")
-	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-actor", harness.actorKubeconfig); err != nil {
+	if harness.observerKubeconfig, harness.actorKubeconfig, err = env.DeployAgents(ctx, dir); err != nil {
 		return err
 	}
 	cfg := rest.CopyConfig(env.Config)

@@ -113,17 +113,14 @@ func startRun(v variant, res *result) (r *run, err error) {
 	// settings left blank in config.env, the token Secret's mount, the
 	// in-cluster credentials (here a kubeconfig of the same ServiceAccount)
 	// and the liveness file on its emptyDir. The last value of a key wins.
-	env := func(deployed []string, extra ...string) []string {
-		env := append(slices.Clone(deployed),
-			"KUBEHZ_API_URL="+r.sim.URL(), "CLUSTER_ID="+platformsim.DefaultClusterID,
-			"KUBEHZ_AGENT_TOKEN_FILE="+token)
-		env = append(env, extra...)
+	env := func(deployed []string, given kube.AgentEnv) []string {
+		given.PlatformURL, given.TokenFile = r.sim.URL(), token
 		// Runtime settings under study (GOGC=50, GODEBUG=gctrace=1), for
 		// comparing options by hand; a published run leaves it unset.
-		return append(env, strings.Fields(os.Getenv(agentEnvEnv))...)
+		return append(slices.Clone(deployed), given.List(strings.Fields(os.Getenv(agentEnvEnv))...)...)
 	}
 	r.observer, err = startAgent("observer", harness.observerBin, env(harness.deployed.observer,
-		"KUBECONFIG="+harness.observerKubeconfig, "KUBEHZ_LIVENESS_FILE="+filepath.Join(r.dir, "observer.alive")))
+		kube.AgentEnv{Kubeconfig: harness.observerKubeconfig, LivenessFile: filepath.Join(r.dir, "observer.alive")}))
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +129,7 @@ func startRun(v variant, res *result) (r *run, err error) {
 	for i := range r.actors {
 		pod := fmt.Sprintf("actor-7d9f6c8b5-%s", randomSuffix())
 		r.actors[i], err = startAgent(pod, harness.actorBin, env(harness.deployed.actor,
-			"POD_NAME="+pod, "KUBECONFIG="+harness.actorKubeconfig, "KUBEHZ_LIVENESS_FILE="+filepath.Join(r.dir, pod+".alive")))
+			kube.AgentEnv{Kubeconfig: harness.actorKubeconfig, LivenessFile: filepath.Join(r.dir, pod+".alive"), Pod: pod}))
 		if err != nil {
 			return nil, err
 		}
@@ -316,13 +313,13 @@ func (r *run) awaitLeaderReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyWait)
 	defer cancel()
 	for {
-		events, err := readAudit(harness.auditLog, r.offset)
+		events, err := kube.ReadAudit(harness.auditLog, r.offset)
 		if err != nil {
 			return err
 		}
 		reads := 0
 		for _, e := range events {
-			if e.by(r.roles()) == "actor leader" && e.Verb == "get" && e.ObjectRef != nil &&
+			if by(e, r.roles()) == "actor leader" && e.Verb == "get" && e.ObjectRef != nil &&
 				e.ObjectRef.Resource == "configmaps" && e.ObjectRef.Name == "kubehz-actions" {
 				if reads++; reads == 2 {
 					r.res.LeaderReadySec = e.RequestReceived.Sub(r.leader.start).Seconds()

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"testing"
 	"time"
 
-	"testing"
+	"kubehz.dev/agent/test/kube"
 )
 
 // BenchmarkScale runs the observer and two actor replicas, built without
@@ -76,7 +77,7 @@ func measure(b *testing.B, v variant, win time.Duration, res *result) bool {
 			b.Fatal(err)
 		}
 		harness.held.crds = true
-		logf("installed the optional CRDs: %v", crdFiles)
+		logf("installed the optional CRDs: %v", optionalCRDs())
 	}
 	logf("== %s: populating with %d writers", v, workers())
 	if err := populate(ctx, v, res); err != nil {
@@ -115,7 +116,7 @@ func measure(b *testing.B, v variant, win time.Duration, res *result) bool {
 	if err := r.stopErrors(); err != nil {
 		b.Error(err)
 	}
-	events, err := readAudit(harness.auditLog, r.offset)
+	events, err := kube.ReadAudit(harness.auditLog, r.offset)
 	if err != nil {
 		b.Fatal(err)
 	}

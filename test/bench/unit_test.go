@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kubehz.dev/agent/test/kube"
 )
 
 // The harness' own logic, checked without a control plane: these run on
@@ -44,14 +46,14 @@ func TestTallyRequests_SplitsAtTheWindowAndCountsAWatchOnce(t *testing.T) {
 	to := from.Add(time.Minute)
 	lines := []string{
 		// Before the window: the list, and the watch opened (then ended).
-		`{"stage":"ResponseComplete","verb":"list","user":{"username":"` + observerUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:00Z"}`,
-		`{"stage":"ResponseStarted","verb":"watch","user":{"username":"` + observerUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:01Z"}`,
-		`{"stage":"ResponseComplete","verb":"watch","user":{"username":"` + observerUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:01Z"}`,
+		`{"stage":"ResponseComplete","verb":"list","user":{"username":"` + kube.ObserverUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:00Z"}`,
+		`{"auditID":"w1","stage":"ResponseStarted","verb":"watch","user":{"username":"` + kube.ObserverUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:01Z"}`,
+		`{"auditID":"w1","stage":"ResponseComplete","verb":"watch","user":{"username":"` + kube.ObserverUser + `"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T11:59:01Z"}`,
 		// In it: a discovery GET by the leader and a list by the standby.
-		`{"stage":"ResponseComplete","verb":"get","requestURI":"/apis/cluster.k8s.io/v1alpha1?timeout=32s","userAgent":"actor/v1 actor/actor-x-abcde_0f0f","user":{"username":"` + actorUser + `"},"requestReceivedTimestamp":"2026-07-06T12:00:10Z"}`,
-		`{"stage":"ResponseComplete","verb":"list","userAgent":"actor/v1 actor/actor-x-fghij_0a0a","user":{"username":"` + actorUser + `"},"objectRef":{"resource":"machines","apiGroup":"cluster.k8s.io"},"requestReceivedTimestamp":"2026-07-06T12:00:20Z"}`,
+		`{"stage":"ResponseComplete","verb":"get","requestURI":"/apis/cluster.k8s.io/v1alpha1?timeout=32s","userAgent":"actor/v1 actor/actor-x-abcde_0f0f","user":{"username":"` + kube.ActorUser + `"},"requestReceivedTimestamp":"2026-07-06T12:00:10Z"}`,
+		`{"stage":"ResponseComplete","verb":"list","userAgent":"actor/v1 actor/actor-x-fghij_0a0a","user":{"username":"` + kube.ActorUser + `"},"objectRef":{"resource":"machines","apiGroup":"cluster.k8s.io"},"requestReceivedTimestamp":"2026-07-06T12:00:20Z"}`,
 		// After it (shutdown), and someone else's: left out.
-		`{"stage":"ResponseComplete","verb":"update","user":{"username":"` + actorUser + `"},"objectRef":{"resource":"leases","apiGroup":"coordination.k8s.io"},"requestReceivedTimestamp":"2026-07-06T12:02:00Z"}`,
+		`{"stage":"ResponseComplete","verb":"update","user":{"username":"` + kube.ActorUser + `"},"objectRef":{"resource":"leases","apiGroup":"coordination.k8s.io"},"requestReceivedTimestamp":"2026-07-06T12:02:00Z"}`,
 		`{"stage":"ResponseComplete","verb":"list","user":{"username":"system:admin"},"objectRef":{"resource":"pods"},"requestReceivedTimestamp":"2026-07-06T12:00:30Z"}`,
 		`{"stage":"Resp`, // a line still being written
 	}
@@ -59,7 +61,7 @@ func TestTallyRequests_SplitsAtTheWindowAndCountsAWatchOnce(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	events, err := readAudit(path, 0)
+	events, err := kube.ReadAudit(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

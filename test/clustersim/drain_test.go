@@ -30,7 +30,7 @@ func TestSim_DeadNodeDrainWedgesUntilPodsForceDeleted(t *testing.T) {
 
 	// Both Machines deleted, as the actor's healer would.
 	for _, m := range ms {
-		if err := h.dyn.Resource(machineGVR).Namespace(h.ns).Delete(t.Context(), m.Name, metav1.DeleteOptions{}); err != nil {
+		if err := h.dyn.Resource(MachinesGVR).Namespace(h.ns).Delete(t.Context(), m.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

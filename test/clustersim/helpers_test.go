@@ -102,7 +102,7 @@ func (h *harness) createPool(pool string, replicas int64, opts PoolOptions) {
 func (h *harness) scale(pool string, replicas int64) {
 	h.t.Helper()
 	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
-	if _, err := h.dyn.Resource(mdGVR).Namespace(h.ns).Patch(h.t.Context(), pool, types.MergePatchType, patch,
+	if _, err := h.dyn.Resource(MachineDeploymentsGVR).Namespace(h.ns).Patch(h.t.Context(), pool, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: "kubehz-agent"}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func (h *harness) scale(pool string, replicas int64) {
 // machines lists the pool's Machines, deleting ones included, by name.
 func (h *harness) machines(pool string) map[string]*unstructured.Unstructured {
 	h.t.Helper()
-	list, err := h.dyn.Resource(machineGVR).Namespace(h.ns).List(h.t.Context(), metav1.ListOptions{})
+	list, err := h.dyn.Resource(MachinesGVR).Namespace(h.ns).List(h.t.Context(), metav1.ListOptions{})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func (h *harness) machines(pool string) map[string]*unstructured.Unstructured {
 
 func (h *harness) md(pool string) *unstructured.Unstructured {
 	h.t.Helper()
-	md, err := h.dyn.Resource(mdGVR).Namespace(h.ns).Get(h.t.Context(), pool, metav1.GetOptions{})
+	md, err := h.dyn.Resource(MachineDeploymentsGVR).Namespace(h.ns).Get(h.t.Context(), pool, metav1.GetOptions{})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func (h *harness) node(name string) *corev1.Node {
 
 func (h *harness) machineGone(name string) func() (bool, error) {
 	return func() (bool, error) {
-		_, err := h.dyn.Resource(machineGVR).Namespace(h.ns).Get(h.t.Context(), name, metav1.GetOptions{})
+		_, err := h.dyn.Resource(MachinesGVR).Namespace(h.ns).Get(h.t.Context(), name, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return false, err
 		}

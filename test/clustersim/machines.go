@@ -15,7 +15,7 @@ import (
 )
 
 func (s *Sim) machinesAPI() dynamic.ResourceInterface {
-	return s.dyn.Resource(machineGVR).Namespace(s.opts.Namespace)
+	return s.dyn.Resource(MachinesGVR).Namespace(s.opts.Namespace)
 }
 
 // createMachine creates one Machine <md>-<random5> from the template,

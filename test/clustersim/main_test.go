@@ -36,11 +36,7 @@ func setup(m *testing.M) (int, error) {
 			fmt.Fprintln(os.Stderr, "stop the control plane:", err)
 		}
 	}()
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(paths...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		return 0, err
 	}
 	// One request through the shared client transport, so its connection

@@ -59,7 +59,7 @@ func (s *Sim) CreatePool(ctx context.Context, name string, replicas int64, opts 
 	}}
 	md.SetLabels(opts.Labels)
 	md.SetAnnotations(opts.Annotations)
-	if _, err := s.dyn.Resource(mdGVR).Namespace(s.opts.Namespace).Create(ctx, md, metav1.CreateOptions{}); err != nil {
+	if _, err := s.dyn.Resource(MachineDeploymentsGVR).Namespace(s.opts.Namespace).Create(ctx, md, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create MachineDeployment %s/%s: %w", s.opts.Namespace, name, err)
 	}
 	s.log.Info("Created MachineDeployment", "machineDeployment", s.opts.Namespace+"/"+name, "replicas", replicas)
@@ -131,7 +131,7 @@ func (s *Sim) ensureMachineSet(ctx context.Context, w *world, md *unstructured.U
 			spec[field] = deepCopy(v)
 		}
 	}
-	ri := s.dyn.Resource(msGVR).Namespace(md.GetNamespace())
+	ri := s.dyn.Resource(MachineSetsGVR).Namespace(md.GetNamespace())
 	name := machineSetName(md)
 	if set, ok := w.sets[name]; ok {
 		if equality.Semantic.DeepEqual(set.Object["spec"], spec) {

@@ -97,7 +97,7 @@ func (s *Sim) PodsOn(ctx context.Context, node string) ([]PodInfo, error) {
 // Ready Node: scaled, rolled and drained.
 func (s *Sim) Converged(ctx context.Context, pool string) (bool, error) {
 	ns := s.opts.Namespace
-	md, err := s.dyn.Resource(mdGVR).Namespace(ns).Get(ctx, pool, metav1.GetOptions{})
+	md, err := s.dyn.Resource(MachineDeploymentsGVR).Namespace(ns).Get(ctx, pool, metav1.GetOptions{})
 	if err != nil {
 		return false, fmt.Errorf("get MachineDeployment %s/%s: %w", ns, pool, err)
 	}

@@ -19,6 +19,19 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
+// Start runs Run in the background until stop, which waits for it to end.
+// Its error is dropped: the tests and the demo that use it check the agent,
+// not the simulator's own end.
+func (s *Sim) Start(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.Run(ctx)
+	}()
+	return func() { cancel(); <-done }
+}
+
 // Run reconciles until ctx is done, then stops its informers, waits for
 // them and returns nil. Watches on MachineDeployments, MachineSets,
 // Machines, Nodes and bound Pods wake it at once; a resync tick every
@@ -49,7 +62,7 @@ func (s *Sim) Run(ctx context.Context) error {
 	defer dynFactory.Shutdown()
 	defer cancel()
 	watched := []cache.SharedIndexInformer{nodeFactory.Core().V1().Nodes().Informer(), podFactory.Core().V1().Pods().Informer()}
-	for _, gvr := range []schema.GroupVersionResource{mdGVR, msGVR, machineGVR} {
+	for _, gvr := range []schema.GroupVersionResource{MachineDeploymentsGVR, MachineSetsGVR, MachinesGVR} {
 		watched = append(watched, dynFactory.ForResource(gvr).Informer())
 	}
 	for _, inf := range watched {
@@ -122,15 +135,15 @@ type world struct {
 
 func (s *Sim) observe(ctx context.Context) (*world, error) {
 	ns, now := s.opts.Namespace, time.Now()
-	mds, err := s.dyn.Resource(mdGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+	mds, err := s.dyn.Resource(MachineDeploymentsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list MachineDeployments in %s: %w", ns, err)
 	}
-	sets, err := s.dyn.Resource(msGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+	sets, err := s.dyn.Resource(MachineSetsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list MachineSets in %s: %w", ns, err)
 	}
-	machines, err := s.dyn.Resource(machineGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+	machines, err := s.dyn.Resource(MachinesGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list Machines in %s: %w", ns, err)
 	}

@@ -54,10 +54,12 @@ const (
 	maxChangesPerPass = 20
 )
 
+// machine-controller's resources, which the simulator plays and the tests
+// read and write beside it.
 var (
-	mdGVR      = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
-	msGVR      = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinesets"}
-	machineGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"}
+	MachineDeploymentsGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
+	MachineSetsGVR        = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinesets"}
+	MachinesGVR           = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"}
 )
 
 // Options tune a simulator. Zero values take the defaults.

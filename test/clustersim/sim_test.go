@@ -47,7 +47,7 @@ func TestSim_ScaleUpConvergesWithReadyNodes(t *testing.T) {
 		if len(refs) != 1 || refs[0].Kind != "MachineSet" || poolOf(m) != "alpha" {
 			t.Fatalf("Machine %s owners %+v", m.GetName(), refs)
 		}
-		set, err := h.dyn.Resource(msGVR).Namespace(h.ns).Get(t.Context(), refs[0].Name, metav1.GetOptions{})
+		set, err := h.dyn.Resource(MachineSetsGVR).Namespace(h.ns).Get(t.Context(), refs[0].Name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestSim_StallDeletesKeepsMachineUntilReleased(t *testing.T) {
 	}
 
 	h.sim.StallDeletes("delta", true)
-	if err := h.dyn.Resource(machineGVR).Namespace(h.ns).Delete(t.Context(), victim, metav1.DeleteOptions{}); err != nil {
+	if err := h.dyn.Resource(MachinesGVR).Namespace(h.ns).Delete(t.Context(), victim, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	h.eventually("a replacement joins", 10*time.Second, func() (bool, error) {

@@ -29,10 +29,10 @@ func (s *Sim) writeStatus(ctx context.Context, w *world, md, set *unstructured.U
 		"readyReplicas":     ready,
 		"availableReplicas": ready,
 	}
-	setErr := s.writeCounts(ctx, s.dyn.Resource(msGVR).Namespace(set.GetNamespace()), set, counts)
+	setErr := s.writeCounts(ctx, s.dyn.Resource(MachineSetsGVR).Namespace(set.GetNamespace()), set, counts)
 	counts["updatedReplicas"] = updated
 	counts["unavailableReplicas"] = max(int64(replicasOf(md))-ready, 0)
-	return errors.Join(setErr, s.writeCounts(ctx, s.dyn.Resource(mdGVR).Namespace(md.GetNamespace()), md, counts))
+	return errors.Join(setErr, s.writeCounts(ctx, s.dyn.Resource(MachineDeploymentsGVR).Namespace(md.GetNamespace()), md, counts))
 }
 
 // writeCounts updates status with counts and observedGeneration when any

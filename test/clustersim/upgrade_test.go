@@ -22,7 +22,7 @@ func TestSim_KubeletChangeRollsOneMachineAtATime(t *testing.T) {
 	// The actor writes the version without the "v"; the simulator compares
 	// versions ignoring it.
 	patch := []byte(`{"spec":{"template":{"spec":{"versions":{"kubelet":"1.36.0"}}}}}`)
-	if _, err := h.dyn.Resource(mdGVR).Namespace(h.ns).Patch(t.Context(), "eta", types.MergePatchType, patch,
+	if _, err := h.dyn.Resource(MachineDeploymentsGVR).Namespace(h.ns).Patch(t.Context(), "eta", types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: "kubehz-agent"}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestSim_ScaleDownMidRollKeepsTheSurge(t *testing.T) {
 	h.converge("theta")
 	h.sim.HoldJoins("theta", true) // the surge stays joining until released
 	patch := []byte(`{"spec":{"template":{"spec":{"versions":{"kubelet":"v1.36.0"}}}}}`)
-	if _, err := h.dyn.Resource(mdGVR).Namespace(h.ns).Patch(t.Context(), "theta", types.MergePatchType, patch,
+	if _, err := h.dyn.Resource(MachineDeploymentsGVR).Namespace(h.ns).Patch(t.Context(), "theta", types.MergePatchType, patch,
 		metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}

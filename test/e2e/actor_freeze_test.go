@@ -62,7 +62,7 @@ func TestActor_FrozenLeader(t *testing.T) {
 			return true
 		}
 	}
-	waitUntil(t, "every pool scaled to 2", allAt(2))
+	kube.WaitUntil(t, "every pool scaled to 2", allAt(2))
 	leaderPod := strings.SplitN(leaseHolder(t), "_", 2)[0]
 	standbyPod := "actor-frz-a"
 	if leaderPod == standbyPod {
@@ -76,7 +76,7 @@ func TestActor_FrozenLeader(t *testing.T) {
 	if err := sim.SetDesired(doc(41, 3), `"41-100"`); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the leader's first patch of revision 41", func() bool {
+	kube.WaitUntil(t, "the leader's first patch of revision 41", func() bool {
 		list, err := mds.List(ctxT(t), metav1.ListOptions{})
 		if err != nil {
 			return false
@@ -99,14 +99,14 @@ func TestActor_FrozenLeader(t *testing.T) {
 		}
 	})
 
-	waitUntil(t, "the standby holds the lease", func() bool { return strings.HasPrefix(leaseHolder(t), standbyPod+"_") })
+	kube.WaitUntil(t, "the standby holds the lease", func() bool { return strings.HasPrefix(leaseHolder(t), standbyPod+"_") })
 	// The takeover instant as the standby wrote it into the Lease.
 	tookOver := time.Now()
 	if lease, err := suite.env.Client.CoordinationV1().Leases("kubehz-system").Get(ctxT(t), "kubehz-actor", metav1.GetOptions{}); err == nil && lease.Spec.AcquireTime != nil {
 		tookOver = lease.Spec.AcquireTime.Time
 	}
 	t.Logf("standby took the lease %s after the freeze", tookOver.Sub(frozen).Truncate(time.Millisecond))
-	waitUntil(t, "the standby finishes revision 41", allAt(3))
+	kube.WaitUntil(t, "the standby finishes revision 41", allAt(3))
 
 	// The frozen leader's probe: it fails once a minute passes without a
 	// step, while the standby's passes.
@@ -139,7 +139,7 @@ func TestActor_FrozenLeader(t *testing.T) {
 	// The stimulus was live: the freeze left patches for the standby to make.
 	standbyPatches := 0
 	for _, e := range actorRequests(t, frozen) {
-		if strings.HasPrefix(e.process(), standbyPod+"_") && e.Verb == "patch" && e.resource() == "machinedeployments" {
+		if strings.HasPrefix(e.Process(), standbyPod+"_") && e.Verb == "patch" && e.Resource() == "machinedeployments" {
 			standbyPatches++
 		}
 	}
@@ -153,12 +153,12 @@ func TestActor_FrozenLeader(t *testing.T) {
 	// the old leader's may land.
 	landed, refused := 0, 0
 	for _, e := range actorRequests(t, start) {
-		if e.process() == "" || !strings.HasPrefix(e.process(), leaderPod+"_") || !mutating[e.Verb] || e.RequestReceived.Before(tookOver) {
+		if e.Process() == "" || !strings.HasPrefix(e.Process(), leaderPod+"_") || !mutating[e.Verb] || e.RequestReceived.Before(tookOver) {
 			continue
 		}
 		if e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
 			landed++
-			t.Errorf("the thawed leader's %s %s/%s landed at %s (%s after the thaw)", e.Verb, e.resource(), e.ObjectRef.Name,
+			t.Errorf("the thawed leader's %s %s/%s landed at %s (%s after the thaw)", e.Verb, e.Resource(), e.ObjectRef.Name,
 				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(thaw))
 		} else {
 			refused++

@@ -60,7 +60,7 @@ func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
 		}
 	}
 	for _, e := range actorRequests(t, start) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" {
 			t.Errorf("the actor patched MachineDeployment %s", e.ObjectRef.Name)
 		}
 	}
@@ -103,7 +103,7 @@ func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
 		t.Errorf("pool-a changed to %d", n)
 	}
 	for _, e := range actorRequests(t, start) {
-		switch r := e.resource(); r {
+		switch r := e.Resource(); r {
 		case "machinedeployments", "machines", "nodes", "pods":
 			t.Errorf("with every flag off the actor sent %s %s", e.Verb, r)
 		}
@@ -140,7 +140,7 @@ func killSwitchRun(t *testing.T, kill bool) {
 	}
 	startObserver(t, sim)
 	startActor(t, sim, "actor-kill")
-	waitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	kube.WaitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
 	waitBeat(t, sim, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "scale", "pool-a")
 		return ok && a.Status == "done"
@@ -186,7 +186,7 @@ func killSwitchRun(t *testing.T, kill bool) {
 	for _, e := range actorRequests(t, deleted.Add(2*time.Second)) {
 		if mutating[e.Verb] {
 			late++
-			t.Errorf("%s %s/%s at %s, %s after the delete", e.Verb, e.resource(), e.ObjectRef.Name,
+			t.Errorf("%s %s/%s at %s, %s after the delete", e.Verb, e.Resource(), e.ObjectRef.Name,
 				e.RequestReceived.Format(time.StampMilli), e.RequestReceived.Sub(deleted))
 		}
 	}
@@ -242,7 +242,7 @@ func TestActor_FailoverFinishesTheWork(t *testing.T) {
 	start := time.Now()
 	a := startActor(t, sim, "actor-one")
 	b := startActor(t, sim, "actor-two")
-	waitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	kube.WaitUntil(t, "pool-a patched to 2", func() bool { return replicasOf(t, mds, "pool-a") == 2 })
 
 	leader, standby := a, b
 	if lease, err := suite.env.Client.CoordinationV1().Leases("kubehz-system").Get(ctxT(t), "kubehz-actor", metav1.GetOptions{}); err == nil &&
@@ -255,7 +255,7 @@ func TestActor_FailoverFinishesTheWork(t *testing.T) {
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"21-100"`); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
 	// How long the takeover took is logged, not asserted: on a loaded
 	// machine it varies, and the lease (15 s) plus the retry period is a
 	// figure for the benchmark, not a pass mark.
@@ -266,10 +266,10 @@ func TestActor_FailoverFinishesTheWork(t *testing.T) {
 	last := map[string]time.Time{}
 	first := map[string]time.Time{}
 	for _, e := range actorRequests(t, start) {
-		if !mutating[e.Verb] || e.resource() == "leases" {
+		if !mutating[e.Verb] || e.Resource() == "leases" {
 			continue
 		}
-		id := e.process()
+		id := e.Process()
 		if _, ok := first[id]; !ok {
 			first[id] = e.RequestReceived
 		}

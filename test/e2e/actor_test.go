@@ -22,11 +22,7 @@ import (
 // simulator for one test.
 func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	t.Helper()
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, suite.env.CRDPath(f))
-	}
-	crds, err := suite.env.InstallCRDs(paths...)
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,20 +30,18 @@ func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sim.Run(ctx) }()
+	stop := sim.Start(context.Background())
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
-	mds := dyn.Resource(mdsGVR).Namespace("kube-system")
+	mds := dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 	t.Cleanup(func() {
-		cancel()
-		<-done //nolint:errcheck // the simulator's stop; this test checks the actor
+		stop()
 		bg := context.Background()
 		_ = mds.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
-		machines := dyn.Resource(machinesGVR).Namespace("kube-system")
+		machines := dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
 		list, _ := machines.List(bg, metav1.ListOptions{})
 		for _, m := range list.Items { // no simulator runs now to drop finalizers
 			m.SetFinalizers(nil)
@@ -68,16 +62,9 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string, extra ...stri
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "agent-token")
 	writeToken(t, tokenFile, platformsim.DefaultToken)
-	p, err := kube.StartProcess(suite.actorBin, append([]string{
-		"CLUSTER_ID=" + clusterID,
-		"KUBEHZ_API_URL=" + sim.URL(),
-		"KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
-		"KUBECONFIG=" + suite.actorKubeconfig,
-		"KUBEHZ_DESIRED_POLL_SECONDS=1",
-		"KUBEHZ_LOG_LEVEL=debug",
-		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(t.TempDir(), "alive"),
-		"POD_NAME=" + pod,
-	}, extra...))
+	env := kube.AgentEnv{PlatformURL: sim.URL(), TokenFile: tokenFile, Kubeconfig: suite.actorKubeconfig,
+		LivenessFile: filepath.Join(t.TempDir(), "alive"), Pod: pod}
+	p, err := kube.StartProcess(suite.actorBin, append(env.List("KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LOG_LEVEL=debug"), extra...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +138,7 @@ func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
 	if err := world.CreatePool(ctxT(t), "pool-a", 2, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "pool-a converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
+	kube.WaitUntil(t, "pool-a converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
 
 	sim := startSim(t, platformsim.Options{})
 	if err := sim.SetDesired(desiredDoc{Revision: 7, WorkerPools: []desiredPool{{Name: "pool-a", MachineType: "cpx31", DesiredReplicas: 3}},
@@ -161,8 +148,8 @@ func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
 	startObserver(t, sim)
 	startActor(t, sim, "actor-a")
 
-	waitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
-	waitUntil(t, "pool-a converges at 3", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
+	kube.WaitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "pool-a converges at 3", func() bool { ok, _ := world.Converged(ctxT(t), "pool-a"); return ok })
 	b := waitBeat(t, sim, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "scale", "pool-a")
 		return ok && a.Status == "done" && a.Revision == 7
@@ -184,16 +171,5 @@ func TestActor_ScalesAnAuthorizedPool(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no KubehzScaled Event naming revision 7 on the MachineDeployment; got %d events", len(evs.Items))
-	}
-}
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -90,7 +90,7 @@ func deletes(t *testing.T, start time.Time) []string {
 	var out []string
 	for _, e := range actorRequests(t, start) {
 		if e.Verb == "delete" && e.ObjectRef != nil {
-			out = append(out, e.resource()+" "+e.ObjectRef.Namespace+"/"+e.ObjectRef.Name)
+			out = append(out, e.Resource()+" "+e.ObjectRef.Namespace+"/"+e.ObjectRef.Name)
 		}
 	}
 	slices.Sort(out)

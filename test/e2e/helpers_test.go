@@ -44,17 +44,8 @@ func writeToken(t *testing.T, path, tok string) {
 // observerEnv is the environment of a test observer: fast cadence, the
 // kubehz-observer identity, the simulator as platform.
 func observerEnv(t *testing.T, sim *platformsim.Server, tokenFile string, extra ...string) []string {
-	env := []string{
-		"CLUSTER_ID=" + clusterID,
-		"KUBEHZ_API_URL=" + sim.URL(),
-		"KUBEHZ_AGENT_TOKEN_FILE=" + tokenFile,
-		"KUBECONFIG=" + suite.observerKubeconfig,
-		"KUBEHZ_FULL_INTERVAL=3s",
-		"KUBEHZ_DEBOUNCE=200ms",
-		"KUBEHZ_MIN_GAP=500ms",
-		"KUBEHZ_LOG_LEVEL=debug",
-	}
-	return append(env, extra...)
+	env := kube.AgentEnv{PlatformURL: sim.URL(), TokenFile: tokenFile, Kubeconfig: suite.observerKubeconfig}
+	return append(env.List("KUBEHZ_FULL_INTERVAL=3s", "KUBEHZ_DEBOUNCE=200ms", "KUBEHZ_MIN_GAP=500ms", "KUBEHZ_LOG_LEVEL=debug"), extra...)
 }
 
 // startObserver runs the built observer under its ServiceAccount. At the end

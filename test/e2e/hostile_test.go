@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -97,7 +98,7 @@ func TestFaults_HostilePlatformNeverCausesAnAct(t *testing.T) {
 			}
 
 			sim.ClearFault()
-			waitUntil(t, "the control: pool-0 scaled once the fault cleared", func() bool { return replicasOf(t, mds, "pool-0") == replicas })
+			kube.WaitUntil(t, "the control: pool-0 scaled once the fault cleared", func() bool { return replicasOf(t, mds, "pool-0") == replicas })
 			waitInventory(t, "the control: the verdict "+latest, func(u *unstructured.Unstructured) bool { return hasLatest(u, latest) })
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -41,7 +42,7 @@ func inventorySpec() map[string]any {
 // singleton for one test; both are gone after it.
 func installInventory(t *testing.T) {
 	t.Helper()
-	crds, err := suite.env.InstallCRDs(suite.env.CRDPath("lok8s.dev_clusterinventories.yaml"))
+	crds, err := suite.env.InstallCRDs(kube.InventoryCRD)
 	if err != nil {
 		t.Fatal(err)
 	}

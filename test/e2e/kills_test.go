@@ -61,7 +61,7 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 	}
 	done := func() {
 		t.Helper()
-		waitUntil(t, fmt.Sprintf("revision %d done at %d replicas", revision, replicas), func() bool {
+		kube.WaitUntil(t, fmt.Sprintf("revision %d done at %d replicas", revision, replicas), func() bool {
 			return replicasOf(t, mds, "pool-a") == replicas && reportsDone(t, revision)
 		})
 	}
@@ -90,7 +90,7 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 		}
 		delete(procs, pod)
 		spawn()
-		waitUntil(t, fmt.Sprintf("kill %d: a new leader", k), func() bool {
+		kube.WaitUntil(t, fmt.Sprintf("kill %d: a new leader", k), func() bool {
 			h := leaseHolder(t)
 			return h != "" && h != holder
 		})
@@ -104,13 +104,13 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 	}
 	terms := map[string]*term{}
 	for _, e := range actorRequests(t, start) {
-		if !mutating[e.Verb] || e.resource() == "leases" || e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
+		if !mutating[e.Verb] || e.Resource() == "leases" || e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
 			continue
 		}
-		tm, ok := terms[e.process()]
+		tm, ok := terms[e.Process()]
 		if !ok {
-			tm = &term{process: e.process(), first: e.RequestReceived}
-			terms[e.process()] = tm
+			tm = &term{process: e.Process(), first: e.RequestReceived}
+			terms[e.Process()] = tm
 		}
 		tm.last = e.RequestReceived
 	}

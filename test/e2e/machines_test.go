@@ -11,15 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
-)
-
-var (
-	machinesGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"}
-	mdsGVR      = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
 )
 
 type machineIssue struct {
@@ -75,12 +71,7 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 		t.Errorf("absent CRDs logged %d times; want at most once per resource", n)
 	}
 
-	files := []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"}
-	var paths []string
-	for _, f := range files {
-		paths = append(paths, suite.env.CRDPath(f))
-	}
-	crds, err := suite.env.InstallCRDs(paths...)
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +79,7 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mds, machines := dyn.Resource(mdsGVR).Namespace("kube-system"), dyn.Resource(machinesGVR).Namespace("kube-system")
+	mds, machines := dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system"), dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
 	t.Cleanup(func() {
 		_ = machines.DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
 		_ = mds.DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})

@@ -36,7 +36,7 @@ func TestFaults_PartitionedLeaderExitsAndTheStandbyActs(t *testing.T) {
 	}
 	proxy, kubeconfig := proxiedActorKubeconfig(t)
 	cut := startActor(t, sim, "actor-cut", "KUBECONFIG="+kubeconfig)
-	waitUntil(t, "actor-cut leads and scales pool-a to 2", func() bool {
+	kube.WaitUntil(t, "actor-cut leads and scales pool-a to 2", func() bool {
 		return strings.HasPrefix(leaseHolder(t), "actor-cut_") && replicasOf(t, mds, "pool-a") == 2
 	})
 	startActor(t, sim, "actor-other")
@@ -56,13 +56,13 @@ func TestFaults_PartitionedLeaderExitsAndTheStandbyActs(t *testing.T) {
 	if code != 1 || !strings.Contains(cut.Output(), "lost the actor lease") {
 		t.Errorf("exit code %d; want 1 for a lost lease:\n%s", code, tail(cut.Output(), 3000))
 	}
-	waitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "the standby scales pool-a to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
 	if h := leaseHolder(t); !strings.HasPrefix(h, "actor-other_") {
 		t.Errorf("lease held by %q, want the standby", h)
 	}
 	for _, e := range actorRequests(t, start) {
-		if strings.HasPrefix(e.process(), "actor-cut_") && mutating[e.Verb] && e.RequestReceived.After(partitioned) {
-			t.Errorf("the partitioned leader's %s %s/%s reached the apiserver after the cut", e.Verb, e.resource(), e.ObjectRef.Name)
+		if strings.HasPrefix(e.Process(), "actor-cut_") && mutating[e.Verb] && e.RequestReceived.After(partitioned) {
+			t.Errorf("the partitioned leader's %s %s/%s reached the apiserver after the cut", e.Verb, e.Resource(), e.ObjectRef.Name)
 		}
 	}
 }

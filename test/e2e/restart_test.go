@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +26,12 @@ import (
 // revision, and no revision is acted on twice.
 func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	dir := t.TempDir()
-	audit := filepath.Join(dir, "audit.log")
-	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	flags, audit, err := kube.AuditFlags(dir, auditPolicy)
+	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := kube.Start(kube.Options{APIServerArgs: map[string][]string{
-		"etcd-compaction-interval": {"5s"},
-		"audit-policy-file":        {policy}, "audit-log-path": {audit}, "audit-log-mode": {"blocking"},
-	}})
+	flags["etcd-compaction-interval"] = []string{"5s"}
+	env, err := kube.Start(kube.Options{APIServerArgs: flags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +42,8 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, err := env.ApplyKustomization(ctx, filepath.Join(env.Root, "deploy", "actor")); err != nil {
-		t.Fatal(err)
-	}
-	observerKC, actorKC := filepath.Join(dir, "observer.kubeconfig"), filepath.Join(dir, "actor.kubeconfig")
-	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-observer", observerKC); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.ServiceAccountKubeconfig(ctx, "kubehz-system", "kubehz-actor", actorKC); err != nil {
+	observerKC, actorKC, err := env.DeployAgents(ctx, dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	mds := restartWorld(t, env)
@@ -66,7 +55,7 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	}
 	observer, _ := startObserver(t, sim, "KUBECONFIG="+observerKC)
 	actor := startActor(t, sim, "actor-restart", "KUBECONFIG="+actorKC)
-	waitUntil(t, "pool-a scaled to 2", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
+	kube.WaitUntil(t, "pool-a scaled to 2", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
 
 	// Enough writes, spread over two compaction intervals, that the
 	// revisions the informers last saw are compacted away.
@@ -124,14 +113,14 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}}}, `"2-100"`); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "pool-a scaled to 3 after the restart", func() bool { return replicasAt(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "pool-a scaled to 3 after the restart", func() bool { return replicasAt(t, mds, "pool-a") == 3 })
 
 	if observer.Exited() || actor.Exited() {
 		t.Fatalf("a binary exited (observer %v, actor %v)", observer.Exited(), actor.Exited())
 	}
 	patches := 0
-	for _, e := range auditRequests(t, audit, actorUser, time.Time{}) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
+	for _, e := range auditRequests(t, audit, kube.ActorUser, time.Time{}) {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 {
 			patches++
 		}
 	}
@@ -144,7 +133,7 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	// same ten watches); the compaction makes sure none could have resumed
 	// from a revision etcd no longer has (410 Gone).
 	relists := 0
-	for _, e := range auditRequests(t, audit, observerUser, restarted) {
+	for _, e := range auditRequests(t, audit, kube.ObserverUser, restarted) {
 		if e.Verb == "list" || e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true") {
 			relists++
 		}
@@ -159,21 +148,14 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 // cluster simulator with one pool, pool-a, at one replica.
 func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	t.Helper()
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(paths...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := clustersim.New(env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the simulator's stop; this test checks the agent
+	t.Cleanup(sim.Start(context.Background()))
 	if err := sim.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +163,7 @@ func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dyn.Resource(mdsGVR).Namespace("kube-system")
+	return dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 }
 
 func replicasAt(t *testing.T, mds dynamic.ResourceInterface, name string) int64 {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -35,7 +36,7 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 	startActor(t, sim, "actor-stale", "KUBECONFIG="+kubeconfig)
 	// Pause only once the pass is over (its report published), so no step
 	// of revision 80 waits on a held answer.
-	waitUntil(t, "revision 80 done", func() bool { return replicasOf(t, mds, "pool-s") == 2 && reportsDone(t, 80) })
+	kube.WaitUntil(t, "revision 80 done", func() bool { return replicasOf(t, mds, "pool-s") == 2 && reportsDone(t, 80) })
 
 	proxy.PauseAnswers()
 	paused := true
@@ -67,10 +68,10 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 	proxy.ResumeAnswers()
 	paused = false
 
-	waitUntil(t, "pool-s scaled to 3 after deciding again", func() bool { return replicasOf(t, mds, "pool-s") == 3 })
+	kube.WaitUntil(t, "pool-s scaled to 3 after deciding again", func() bool { return replicasOf(t, mds, "pool-s") == 3 })
 	var codes []int
 	for _, e := range actorRequests(t, start) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ObjectRef.Name == "pool-s" && e.ResponseStatus != nil {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" && e.ObjectRef.Name == "pool-s" && e.ResponseStatus != nil {
 			codes = append(codes, e.ResponseStatus.Code)
 		}
 	}

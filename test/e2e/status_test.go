@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -61,7 +62,7 @@ func TestObserver_StatusPrintsTheLiveState(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st observerState
-	waitUntil(t, "the state file shows a delivered beat and the fixture's counts", func() bool {
+	kube.WaitUntil(t, "the state file shows a delivered beat and the fixture's counts", func() bool {
 		code, out := subcommand(t, suite.observerBin, env, "status", "--json")
 		st = observerState{}
 		return code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.LastOutcome == "delivered" &&
@@ -94,12 +95,12 @@ func TestObserver_ReadinessFailsDuringAPlatformOutageAndRecovers(t *testing.T) {
 		code, out := subcommand(t, suite.observerBin, env, "ready")
 		return code == 0, out
 	}
-	waitUntil(t, "ready after the first beat", func() bool { ok, _ := ready(); return ok })
+	kube.WaitUntil(t, "ready after the first beat", func() bool { ok, _ := ready(); return ok })
 
 	outage := time.Now()
 	sim.SetFault(platformsim.Fault{Endpoint: platformsim.EndpointHeartbeat, Status: 503})
 	var out string
-	waitUntil(t, "not ready once delivery failed for longer than 3 s", func() bool {
+	kube.WaitUntil(t, "not ready once delivery failed for longer than 3 s", func() bool {
 		var ok bool
 		ok, out = ready()
 		return !ok
@@ -112,7 +113,7 @@ func TestObserver_ReadinessFailsDuringAPlatformOutageAndRecovers(t *testing.T) {
 	}
 
 	sim.ClearFault()
-	waitUntil(t, "ready again after the platform recovered", func() bool { ok, _ := ready(); return ok })
+	kube.WaitUntil(t, "ready again after the platform recovered", func() bool { ok, _ := ready(); return ok })
 	waitBeat(t, sim, nil)
 }
 
@@ -140,10 +141,10 @@ func TestActor_StatusShowsTheLeaderItsRevisionAndReports(t *testing.T) {
 	env := []string{"KUBEHZ_LIVENESS_FILE=" + filepath.Join(t.TempDir(), "alive")}
 	startObserver(t, sim)
 	startActor(t, sim, "actor-status", env...)
-	waitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
+	kube.WaitUntil(t, "pool-a patched to 3", func() bool { return replicasOf(t, mds, "pool-a") == 3 })
 
 	var st actorState
-	waitUntil(t, "actor status shows the leader with revision 7 and a done scale of pool-a", func() bool {
+	kube.WaitUntil(t, "actor status shows the leader with revision 7 and a done scale of pool-a", func() bool {
 		code, out := subcommand(t, suite.actorBin, env, "status", "--json")
 		st = actorState{}
 		if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !st.Leading || st.Revision != 7 {

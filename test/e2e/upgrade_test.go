@@ -16,7 +16,7 @@ import (
 func mdPatches(t *testing.T, start time.Time) []string {
 	var out []string
 	for _, e := range actorRequests(t, start) {
-		if e.Verb == "patch" && e.resource() == "machinedeployments" && e.ObjectRef != nil {
+		if e.Verb == "patch" && e.Resource() == "machinedeployments" && e.ObjectRef != nil {
 			out = append(out, e.ObjectRef.Name)
 		}
 	}

@@ -14,12 +14,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// CRDPath is a test CRD in test/crds, written from the contract.
-func (e *Env) CRDPath(name string) string { return filepath.Join(e.Root, "test", "crds", name) }
+// InventoryCRD is lok8s' ClusterInventory CRD in test/crds, which like the
+// others there is written from the contract.
+const InventoryCRD = "lok8s.dev_clusterinventories.yaml"
 
-// InstallCRDs creates the CRDs in files and waits until they are served.
-func (e *Env) InstallCRDs(files ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{Paths: files, MaxTime: time.Minute})
+// MachineCRDs are machine-controller's three CRDs, which the observer reads
+// and the actor scales, heals and upgrades through; a fresh slice each call,
+// so a caller may append to it.
+func MachineCRDs() []string {
+	return []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"}
+}
+
+// InstallCRDs creates the CRDs of test/crds named by file and waits until
+// they are served.
+func (e *Env) InstallCRDs(names ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	paths := make([]string, len(names))
+	for i, name := range names {
+		paths[i] = filepath.Join(e.Root, "test", "crds", name)
+	}
+	return envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{Paths: paths, MaxTime: time.Minute})
 }
 
 // UninstallCRDs deletes the CRDs and waits until they are gone, so a test can

@@ -7,10 +7,7 @@ package overlays
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
-
-	"go.uber.org/goleak"
 
 	"kubehz.dev/agent/test/kube"
 )
@@ -48,30 +45,11 @@ func setup(m *testing.M) (int, error) {
 		}
 	}()
 	suite.env = env
-	suite.observerBin = filepath.Join(dir, "observer")
-	if err := kube.Build(env.Root, "./observer", suite.observerBin, false); err != nil {
+	if suite.observerBin, suite.actorBin, err = kube.BuildAgents(env.Root, dir, false); err != nil {
 		return 0, err
 	}
-	suite.actorBin = filepath.Join(dir, "actor")
-	if err := kube.Build(env.Root, "./actor", suite.actorBin, false); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		return 0, err
 	}
-	var crds []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		crds = append(crds, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(crds...); err != nil {
-		return 0, err
-	}
-	baseline := goleak.IgnoreCurrent()
-	code := m.Run()
-	if code == 0 {
-		// The harness's own client connections idle until the control plane
-		// stops; the agent runs in separate processes.
-		if err := goleak.Find(baseline, goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*ClientConn).readLoop")); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
-			code = 1
-		}
-	}
-	return code, nil
+	return kube.RunLeakChecked(m), nil
 }

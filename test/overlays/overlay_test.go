@@ -11,18 +11,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
-)
-
-var (
-	mdsGVR      = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
-	machinesGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"}
 )
 
 // TestOverlay_NamespaceWithTheReadmeSnippet renders the README's namespace:
@@ -74,7 +68,7 @@ func runTier(t *testing.T, objs []*unstructured.Unstructured, ns, prefix, pool s
 	if err := world.CreatePool(ctxT(t), pool, 2, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, pool+" converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), pool); return ok })
+	kube.WaitUntil(t, pool+" converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), pool); return ok })
 	broken := pool + "-broken"
 	createBrokenMachine(t, broken)
 
@@ -102,11 +96,11 @@ func runTier(t *testing.T, objs []*unstructured.Unstructured, ns, prefix, pool s
 	if !strings.Contains(observer.Output(), "Machines readable; watching") {
 		t.Error("the observer never logged Machines readable")
 	}
-	waitUntil(t, "the prefixed Lease held by actor-a", func() bool {
+	kube.WaitUntil(t, "the prefixed Lease held by actor-a", func() bool {
 		l, err := suite.env.Client.CoordinationV1().Leases(ns).Get(ctxT(t), prefix+"kubehz-actor", metav1.GetOptions{})
 		return err == nil && l.Spec.HolderIdentity != nil && strings.HasPrefix(*l.Spec.HolderIdentity, "actor-a_")
 	})
-	waitUntil(t, pool+" patched to 3", func() bool {
+	kube.WaitUntil(t, pool+" patched to 3", func() bool {
 		u, err := mds.Get(ctxT(t), pool, metav1.GetOptions{})
 		n, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
 		return err == nil && n == 3
@@ -157,11 +151,10 @@ func start(t *testing.T, bin string, objs []*unstructured.Unstructured, name, ns
 	if err := os.WriteFile(token, []byte(platformsim.DefaultToken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := append(podEnv(t, objs, name, ns, strings.TrimPrefix(name, "team-")+"-a"),
-		"CLUSTER_ID="+platformsim.DefaultClusterID, "KUBEHZ_API_URL="+sim.URL(),
-		"KUBEHZ_AGENT_TOKEN_FILE="+token, "KUBECONFIG="+kubeconfig,
+	given := kube.AgentEnv{PlatformURL: sim.URL(), TokenFile: token, Kubeconfig: kubeconfig, LivenessFile: filepath.Join(dir, "alive")}
+	env := append(podEnv(t, objs, name, ns, strings.TrimPrefix(name, "team-")+"-a"), given.List(
 		"KUBEHZ_FULL_INTERVAL=2s", "KUBEHZ_DEBOUNCE=200ms", "KUBEHZ_MIN_GAP=500ms",
-		"KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LIVENESS_FILE="+filepath.Join(dir, "alive"))
+		"KUBEHZ_DESIRED_POLL_SECONDS=1")...)
 	p, err := kube.StartProcess(bin, env)
 	if err != nil {
 		t.Fatal(err)
@@ -230,15 +223,12 @@ func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the simulator's stop; this test checks the agent
+	t.Cleanup(sim.Start(context.Background()))
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sim, dyn.Resource(mdsGVR).Namespace("kube-system")
+	return sim, dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 }
 
 // createBrokenMachine adds a Machine that failed to create, which the
@@ -249,7 +239,7 @@ func createBrokenMachine(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ri := dyn.Resource(machinesGVR).Namespace("kube-system")
+	ri := dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
 	m := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.k8s.io/v1alpha1", "kind": "Machine",
 		"metadata": map[string]any{"name": name, "namespace": "kube-system"},
@@ -280,16 +270,5 @@ func deleteAll(t *testing.T, objs []*unstructured.Unstructured) {
 		}
 		gvr := resources(t, strings.ToLower(o.GetKind()))[0]
 		_ = dyn.Resource(gvr).Namespace(o.GetNamespace()).Delete(context.Background(), o.GetName(), metav1.DeleteOptions{})
-	}
-}
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 
 	"kubehz.dev/agent/shared/slim"
@@ -47,7 +48,7 @@ type Machines struct{ onDemand }
 
 // NewMachines builds a stopped cache. served, when not nil, is asked before
 // the informer starts.
-func NewMachines(dyn dynamic.Interface, served Served, namespace string, log *slog.Logger) *Machines {
+func NewMachines(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, log *slog.Logger) *Machines {
 	ri := dyn.Resource(MachineGVR).Namespace(namespace)
 	return &Machines{onDemand{
 		what:      "Machines in " + namespace,

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 
 	"kubehz.dev/agent/shared/slim"
@@ -57,12 +58,9 @@ type Cache struct {
 	namespace string
 }
 
-// Served says whether the apiserver serves a resource (kubeapi.Served).
-type Served func(context.Context, schema.GroupVersionResource) error
-
 // New builds a stopped cache. served, when not nil, is asked before the
 // informer starts.
-func New(dyn dynamic.Interface, served Served, namespace string, log *slog.Logger) *Cache {
+func New(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, log *slog.Logger) *Cache {
 	ri := dyn.Resource(GVR).Namespace(namespace)
 	return &Cache{dyn: dyn, namespace: namespace, onDemand: onDemand{
 		what:   "MachineDeployments in " + namespace,
@@ -77,7 +75,7 @@ func New(dyn dynamic.Interface, served Served, namespace string, log *slog.Logge
 }
 
 // bind fixes the resource served asks about; nil stays nil.
-func bind(served Served, gvr schema.GroupVersionResource) func(context.Context) error {
+func bind(served kubeapi.ServedFunc, gvr schema.GroupVersionResource) func(context.Context) error {
 	if served == nil {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"kubehz.dev/agent/shared/wire"
 )
 
 // Queued is the detail of a target left untouched because an earlier write
@@ -36,4 +38,21 @@ func WriteFailed(verb string, err error, rule string) string {
 		return fmt.Sprintf("%s failed: RBAC: %s: %s", verb, rule, Sanitize(err.Error()))
 	}
 	return verb + " failed: " + Sanitize(err.Error())
+}
+
+// MDPatchRefused is the report a, for MachineDeployment md in namespace,
+// after its patch was answered with err, and whether the pass halts. A stale
+// write leaves the pool pending, for the next pass to decide again from a
+// fresh read, and does not halt: every other patch carries its own
+// precondition and cannot be applied on a stale read either. Any other error
+// fails the pool and halts.
+func MDPatchRefused(a wire.Action, md, namespace string, err error) (wire.Action, bool) {
+	if StaleWrite(err) {
+		a.Status = wire.StatusPending
+		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", md)
+		return a, false
+	}
+	a.Status = wire.StatusFailed
+	a.Detail = WriteFailed("patch", err, MDPatchRule(namespace))
+	return a, true
 }

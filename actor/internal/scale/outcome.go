@@ -59,24 +59,16 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 	if p == nil {
 		return a, false
 	}
-	switch {
-	case err == nil:
-		from := "unknown"
-		if p.From != nil {
-			from = strconv.FormatInt(*p.From, 10)
-		}
-		a.Status = wire.StatusDone
-		a.Detail = fmt.Sprintf("replicas %s to %d; machine-controller reconciles the Machines with the cluster's own credentials", from, p.To)
-		return a, false
-	case guard.StaleWrite(err):
-		a.Status = wire.StatusPending
-		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
-		return a, false
-	default:
-		a.Status = wire.StatusFailed
-		a.Detail = guard.WriteFailed("patch", err, guard.MDPatchRule(p.Namespace))
-		return a, true
+	if err != nil {
+		return guard.MDPatchRefused(a, p.MD, p.Namespace, err)
 	}
+	from := "unknown"
+	if p.From != nil {
+		from = strconv.FormatInt(*p.From, 10)
+	}
+	a.Status = wire.StatusDone
+	a.Detail = fmt.Sprintf("replicas %s to %d; machine-controller reconciles the Machines with the cluster's own credentials", from, p.To)
+	return a, false
 }
 
 // Queued is the report for a pool left untouched because an earlier pool in

@@ -2,7 +2,6 @@ package upgrade
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/wire"
@@ -67,14 +66,7 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 	if p == nil || err == nil {
 		return a, false
 	}
-	if guard.StaleWrite(err) {
-		a.Status = wire.StatusPending
-		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
-		return a, false
-	}
-	a.Status = wire.StatusFailed
-	a.Detail = guard.WriteFailed("patch", err, guard.MDPatchRule(p.Namespace))
-	return a, true
+	return guard.MDPatchRefused(a, p.MD, p.Namespace, err)
 }
 
 // Started records in mem the "from" of a roll whose patch succeeded, so the

@@ -21,10 +21,6 @@ import (
 // contract's 15 seconds per request.
 const probeTimeout = 15 * time.Second
 
-// Served says whether the apiserver serves a resource: nil, a NotFound
-// status error when it does not, or why discovery failed (kubeapi.Served).
-type Served func(ctx context.Context) error
-
 // gate runs one informer only while its resource is readable. While the CRD
 // is absent it asks discovery every interval, never listing the resource;
 // an informer whose list or watch fails with NotFound or Forbidden is
@@ -35,7 +31,8 @@ type gate struct {
 	omitted   string // what the beat loses while unreadable
 	forbidden string // what an operator checks when RBAC refuses
 	client    any    // tells the reflector whether WatchList is supported
-	served    Served
+	// served is kubeapi.Served, bound to resource.
+	served    func(context.Context) error
 	resource  dynamic.ResourceInterface
 	transform cache.TransformFunc
 	clk       clock.Clock

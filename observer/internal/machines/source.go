@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -40,7 +41,7 @@ type Source struct {
 // asks discovery whether a resource is there; events reads the cached
 // Warning events (nil: none); notify, if set, is called whenever the issues
 // or the pools change.
-func New(dyn dynamic.Interface, served func(context.Context, schema.GroupVersionResource) error, namespace string, events func() []*cluster.Event, clk clock.Clock,
+func New(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, events func() []*cluster.Event, clk clock.Clock,
 	interval time.Duration, log *slog.Logger, notify func()) *Source {
 	if interval <= 0 {
 		interval = time.Minute // the contract's default; a zero timer would spin

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"kubehz.dev/agent/test/kube"
-	"kubehz.dev/agent/test/platformsim"
 )
 
 // agents are the running observer and actor replicas, each under its own
@@ -22,7 +21,8 @@ type agents struct {
 
 // identity is what one agent process runs as and talks to.
 type identity struct {
-	bin, kubeconfig, platformURL, tokenFile string
+	bin string
+	env kube.AgentEnv
 }
 
 func (a *agents) start(name, logDir string, id identity, env ...string) error {
@@ -30,11 +30,8 @@ func (a *agents) start(name, logDir string, id identity, env ...string) error {
 	if err != nil {
 		return err
 	}
-	p, err := kube.StartProcessTee(id.bin, append([]string{
-		"CLUSTER_ID=" + platformsim.DefaultClusterID, "KUBEHZ_API_URL=" + id.platformURL,
-		"KUBEHZ_AGENT_TOKEN_FILE=" + id.tokenFile, "KUBECONFIG=" + id.kubeconfig,
-		"KUBEHZ_LIVENESS_FILE=" + filepath.Join(logDir, name+".alive"),
-	}, env...), logFile)
+	id.env.LivenessFile = filepath.Join(logDir, name+".alive")
+	p, err := kube.StartProcessTee(id.bin, id.env.List(env...), logFile)
 	if err != nil {
 		logFile.Close()
 		return err
@@ -52,8 +49,8 @@ func (a *agents) startObserver(logDir string, id identity, p pace) error {
 // startActors runs two actor replicas; leader election picks one.
 func (a *agents) startActors(logDir string, id identity, p pace) error {
 	for _, pod := range []string{"actor-1", "actor-2"} {
-		if err := a.start(pod, logDir, id, "POD_NAME="+pod,
-			"KUBEHZ_DESIRED_POLL_SECONDS="+strconv.Itoa(int(p.poll/time.Second))); err != nil {
+		id.env.Pod = pod
+		if err := a.start(pod, logDir, id, "KUBEHZ_DESIRED_POLL_SECONDS="+strconv.Itoa(int(p.poll/time.Second))); err != nil {
 			return err
 		}
 	}

@@ -82,21 +82,14 @@ func shopPod(ctx context.Context, client kubernetes.Interface, name string, phas
 // that plays it: workers-a with 2 machines, and workers-b whose one server
 // the cloud refuses to create. stop cancels the simulator and waits for it.
 func startMachines(ctx context.Context, env *kube.Env, join time.Duration) (world *clustersim.Sim, stop func(), err error) {
-	var paths []string
-	for _, f := range []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"} {
-		paths = append(paths, env.CRDPath(f))
-	}
-	if _, err := env.InstallCRDs(paths...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
 		return nil, nil, err
 	}
 	world, err = clustersim.New(env.Config, clustersim.Options{JoinDelay: join, Kubelet: oldKubelet, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, nil, err
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() { defer close(done); _ = world.Run(runCtx) }()
-	stop = func() { cancel(); <-done }
+	stop = world.Start(context.WithoutCancel(ctx))
 	world.FailCreates(brokenPool, "InsufficientResourcesError", "server type cpx51 is unavailable in location fsn1")
 	for _, p := range []struct {
 		name     string

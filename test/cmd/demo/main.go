@@ -136,15 +136,8 @@ func (d *demo) run(ctx context.Context) error {
 	d.say("Applying deploy/actor: the observer and the actor, their ServiceAccounts and RBAC")
 	setup, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := env.ApplyKustomization(setup, filepath.Join(env.Root, "deploy", "actor")); err != nil {
-		return err
-	}
-	observerID := identity{bin: filepath.Join(dir, "observer"), kubeconfig: filepath.Join(dir, "observer.kubeconfig")}
-	actorID := identity{bin: filepath.Join(dir, "actor"), kubeconfig: filepath.Join(dir, "actor.kubeconfig")}
-	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-observer", observerID.kubeconfig); err != nil {
-		return err
-	}
-	if err := env.ServiceAccountKubeconfig(setup, "kubehz-system", "kubehz-actor", actorID.kubeconfig); err != nil {
+	observerKubeconfig, actorKubeconfig, err := env.DeployAgents(setup, dir)
+	if err != nil {
 		return err
 	}
 	d.say("Creating a small simulated cluster: a control-plane node and a shop's pods")
@@ -167,18 +160,16 @@ func (d *demo) run(ctx context.Context) error {
 	d.say("Platform simulator listening on %s; it authorizes nothing yet", url)
 
 	d.say("Building the observer and the actor (go build; a minute or two the first time on a machine)")
-	for _, b := range []struct{ pkg, out string }{{"./observer", observerID.bin}, {"./actor", actorID.bin}} {
-		if err := kube.Build(env.Root, b.pkg, b.out, false); err != nil {
-			return err
-		}
+	observerBin, actorBin, err := kube.BuildAgents(env.Root, dir, false)
+	if err != nil {
+		return err
 	}
 	tokenFile := filepath.Join(dir, "agent-token")
 	if err := os.WriteFile(tokenFile, []byte(platformsim.DefaultToken+"\n"), 0o600); err != nil {
 		return err
 	}
-	for _, id := range []*identity{&observerID, &actorID} {
-		id.platformURL, id.tokenFile = url, tokenFile
-	}
+	observerID := identity{bin: observerBin, env: kube.AgentEnv{PlatformURL: url, TokenFile: tokenFile, Kubeconfig: observerKubeconfig}}
+	actorID := identity{bin: actorBin, env: kube.AgentEnv{PlatformURL: url, TokenFile: tokenFile, Kubeconfig: actorKubeconfig}}
 	var ags agents
 	d.later("Stopping the observer and the actors", func() {
 		if err := ags.stop(); err != nil {
