@@ -67,22 +67,33 @@ func (g *gate) setStore(s cache.Store) {
 	g.changed()
 }
 
+// recheck is when discovery is asked again after a readable resource went
+// NotFound. An apiserver that has just restarted answers before it serves
+// its CRDs again; dropping the records for a whole interval would have the
+// beat report the pools gone and then back. So the records are kept until
+// one of these asks finds the resource served again, or every one finds it
+// absent (31 seconds in all), and only then dropped.
+var recheck = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
+
 // run alternates asking discovery and watching until ctx is done. A watch
 // that failed (Forbidden, or the CRD deleted) waits an interval before the
 // next attempt, as an absent resource does.
 func (g *gate) run(ctx context.Context) {
-	for {
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		err := g.served(pctx)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
+	err := g.probe(ctx)
+	for ctx.Err() == nil {
 		if err == nil {
-			err = g.watch(ctx)
+			var lost bool
+			lost, err = g.watch(ctx)
+			if lost && g.back(ctx) {
+				err = nil // served again: watch at once, records kept meanwhile
+				continue
+			}
 			if ctx.Err() != nil {
 				return
 			}
+		}
+		if g.clear() {
+			g.changed()
 		}
 		g.report(err)
 		wait := g.clk.NewTimer(g.interval)
@@ -92,21 +103,59 @@ func (g *gate) run(ctx context.Context) {
 			return
 		case <-wait.C():
 		}
+		err = g.probe(ctx)
 	}
 }
 
+// probe asks discovery whether the resource is served.
+func (g *gate) probe(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	return g.served(pctx)
+}
+
+func recheckTotal() time.Duration {
+	var total time.Duration
+	for _, d := range recheck {
+		total += d
+	}
+	return total
+}
+
+// back asks discovery on the recheck schedule after a readable resource
+// went NotFound, and reports whether it is served again.
+func (g *gate) back(ctx context.Context) bool {
+	g.log.Info(g.what+" not found after being readable; keeping them while discovery is asked again",
+		"for", recheckTotal().String())
+	for _, d := range recheck {
+		wait := g.clk.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return false
+		case <-wait.C():
+		}
+		if g.probe(ctx) == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // watch runs the informer until ctx is done or a NotFound/Forbidden list or
-// watch error stops it, which it returns.
-func (g *gate) watch(ctx context.Context) error {
+// watch error stops it, which it returns. lost is a NotFound after the
+// informer had synced: its records are kept for run to decide on. Any other
+// end drops them.
+func (g *gate) watch(ctx context.Context) (lost bool, err error) {
 	ictx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	inf := cache.NewSharedIndexInformerWithOptions(g.listWatch(), &unstructured.Unstructured{},
 		// Resync 0: the watch is the only source of truth.
 		cache.SharedIndexInformerOptions{ObjectDescription: g.what})
 	if err := inf.SetTransform(g.transform); err != nil {
-		return err
+		return false, err
 	}
-	err := inf.SetWatchErrorHandlerWithContext(func(hctx context.Context, r *cache.Reflector, err error) {
+	err = inf.SetWatchErrorHandlerWithContext(func(hctx context.Context, r *cache.Reflector, err error) {
 		if gone(err) {
 			stop(err) // ends the informer: retrying would only repeat the error
 			return
@@ -114,12 +163,14 @@ func (g *gate) watch(ctx context.Context) error {
 		cache.DefaultWatchErrorHandler(hctx, r, err)
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
+	synced := false
 	var wg sync.WaitGroup
 	wg.Go(func() { inf.RunWithContext(ictx) })
 	select {
 	case <-inf.HasSyncedChecker().Done():
+		synced = true
 		g.logged = "" // readable: the next failure is news again
 		g.log.Info(g.what + " readable; watching")
 		g.setStore(inf.GetStore())
@@ -127,10 +178,14 @@ func (g *gate) watch(ctx context.Context) error {
 	case <-ictx.Done():
 	}
 	wg.Wait()
+	err = context.Cause(ictx)
+	if synced && ctx.Err() == nil && apierrors.IsNotFound(err) {
+		return true, err
+	}
 	if g.clear() {
 		g.changed()
 	}
-	return context.Cause(ictx)
+	return false, err
 }
 
 func (g *gate) clear() bool {

@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"sync/atomic"
@@ -161,5 +162,111 @@ func create(t *testing.T, api *apiserver, gvr schema.GroupVersionResource, js st
 	t.Helper()
 	if _, err := api.Resource(gvr).Namespace(ns).Create(t.Context(), obj(t, js), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain: an
+// apiserver that restarts answers NotFound for a CRD until it serves it
+// again. The records stay while discovery is asked after 1, 2, 4, 8 and 16
+// seconds; found again, the watch resumes and nothing was cleared. Still
+// absent after the last ask, the records go and the gate falls back to
+// asking once an interval.
+func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testing.T) {
+	const interval = time.Minute
+	api := newAPIServer()
+	api.state.Store(readable)
+	create(t, api, DeploymentsResource, `{"apiVersion":"cluster.k8s.io/v1alpha1","kind":"MachineDeployment",
+		"metadata":{"name":"pool-a","namespace":"kube-system"},"spec":{"replicas":1,"selector":{"matchLabels":{"pool":"pool-a"}}}}`)
+	create(t, api, MachinesResource, `{"apiVersion":"cluster.k8s.io/v1alpha1","kind":"Machine",
+		"metadata":{"name":"m-1","namespace":"kube-system","labels":{"pool":"pool-a"}},
+		"status":{"nodeRef":{"name":"n-1"},"errorReason":"CreateError","errorMessage":"quota"}}`)
+	clk := clocktesting.NewFakeClock(now)
+	logs := &syncBuffer{}
+	var notified atomic.Int32
+	s := New(api, api.served, ns, func() []*cluster.Event { return nil }, clk, interval,
+		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(patience):
+			t.Error("Run did not return after cancel")
+		}
+	}()
+	await(t, "the machine's issue", func() bool { return len(s.Issues()) == 1 })
+	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
+
+	// The apiserver restarts: the Machine watch ends, and the relist and
+	// discovery both answer NotFound.
+	lose := func() {
+		t.Helper()
+		api.state.Store(absent)
+		api.dropMachineWatches()
+		// The pass timer and the gate's first recheck.
+		await(t, "the first recheck timer", func() bool { return clk.Waiters() == 2 })
+	}
+	ask := func(after time.Duration) {
+		t.Helper()
+		probes := api.probes.Load()
+		clk.Step(after - time.Nanosecond)
+		if api.probes.Load() != probes {
+			t.Fatalf("discovery asked before %s had passed", after)
+		}
+		clk.Step(time.Nanosecond)
+		deadline := time.Now().Add(2 * time.Second)
+		for api.probes.Load() != probes+1 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if api.probes.Load() != probes+1 {
+			t.Fatal(fmt.Sprintf("no ask after %s: probes %d, waiters %d, logs %s", after, api.probes.Load(), clk.Waiters(), logs.b.String()))
+		}
+	}
+
+	before := notified.Load()
+	lose()
+	ask(time.Second)
+	await(t, "the next recheck timer", func() bool { return clk.Waiters() == 2 })
+	if len(s.Issues()) != 1 {
+		t.Fatalf("issues %v dropped while discovery is still being asked", s.Issues())
+	}
+	api.state.Store(readable)
+	ask(2 * time.Second)
+	await(t, "the Machine watch again", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
+	if len(s.Issues()) != 1 {
+		t.Errorf("issues %v after the CRD was served again, want the machine's", s.Issues())
+	}
+	if n := notified.Load() - before; n != 0 {
+		// The lists never changed; a clear and a refill would be two beats.
+		t.Errorf("%d notifications across the restart, want none", n)
+	}
+	if n := logs.count(`"Machines not readable`); n != 0 {
+		t.Errorf("logged %d times that Machines are not readable, though they came back", n)
+	}
+
+	// This time the CRD stays gone: after the fifth ask the records go.
+	before = notified.Load()
+	lose()
+	for i, after := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
+		if len(s.Issues()) != 1 {
+			t.Fatalf("issues dropped before ask %d", i+1)
+		}
+		ask(after)
+	}
+	await(t, "issues cleared", func() bool { return s.Issues() == nil })
+	// Back to asking once an interval: the pass timer and the interval timer.
+	await(t, "the interval timer", func() bool { return clk.Waiters() == 2 })
+	probes := api.probes.Load()
+	clk.Step(interval - time.Nanosecond)
+	if api.probes.Load() != probes {
+		t.Error("discovery asked again before an interval had passed")
+	}
+	if n := notified.Load() - before; n != 1 {
+		t.Errorf("%d notifications for the clear, want 1", n)
+	}
+	if n := logs.count(`"Machines not readable`, "NotFound"); n != 1 {
+		t.Errorf("NotFound logged %d times, want once", n)
 	}
 }
