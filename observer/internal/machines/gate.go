@@ -25,7 +25,9 @@ const probeTimeout = 15 * time.Second
 // is absent it asks discovery every interval, never listing the resource;
 // an informer whose list or watch fails with NotFound or Forbidden is
 // stopped, its records dropped, and after an interval discovery is asked
-// again. Nothing retries in a loop, and nothing is logged twice.
+// again. A NotFound after the informer had synced is first checked on the
+// short recheck schedule, keeping the records meanwhile. Nothing retries in
+// a loop, and nothing is logged twice.
 type gate struct {
 	what      string // "Machines": the subject of log lines
 	omitted   string // what the beat loses while unreadable
