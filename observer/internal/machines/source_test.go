@@ -72,20 +72,7 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	s := New(api, api.served, ns, func() []*cluster.Event { return events }, clk, interval,
 		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run = %v, want nil on cancel", err)
-			}
-		case <-time.After(patience):
-			t.Error("Run did not return after cancel")
-		}
-	}()
+	run(t, s)
 
 	// Absent: each gate probes once per interval, waiting on the clock (the
 	// pass timer and two probe timers), and nothing else happens.
@@ -185,18 +172,8 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	var notified atomic.Int32
 	s := New(api, api.served, ns, func() []*cluster.Event { return nil }, clk, interval,
 		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(patience):
-			t.Error("Run did not return after cancel")
-		}
-	}()
-	await(t, "the machine's issue", func() bool { return len(s.Issues()) == 1 })
+	run(t, s)
+	await(t, "the pool and the machine's issue", func() bool { return len(s.Pools()) == 1 && len(s.Issues()) == 1 })
 	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
 
 	// The apiserver restarts: the Machine watch ends, and the relist and
@@ -205,30 +182,25 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 		t.Helper()
 		api.state.Store(absent)
 		api.dropMachineWatches()
-		// The pass timer and the gate's first recheck.
-		await(t, "the first recheck timer", func() bool { return clk.Waiters() == 2 })
 	}
+	// ask steps the clock to the gate's next recheck and waits for the ask;
+	// the timer must exist first (the pass timer is the other waiter), or
+	// the step would pass before it was set.
 	ask := func(after time.Duration) {
 		t.Helper()
+		await(t, "a recheck timer", func() bool { return clk.Waiters() == 2 })
 		probes := api.probes.Load()
 		clk.Step(after - time.Nanosecond)
 		if api.probes.Load() != probes {
 			t.Fatalf("discovery asked before %s had passed", after)
 		}
 		clk.Step(time.Nanosecond)
-		deadline := time.Now().Add(2 * time.Second)
-		for api.probes.Load() != probes+1 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if api.probes.Load() != probes+1 {
-			t.Fatal(fmt.Sprintf("no ask after %s: probes %d, waiters %d, logs %s", after, api.probes.Load(), clk.Waiters(), logs.b.String()))
-		}
+		await(t, fmt.Sprintf("the ask after %s", after), func() bool { return api.probes.Load() == probes+1 })
 	}
 
 	before := notified.Load()
 	lose()
 	ask(time.Second)
-	await(t, "the next recheck timer", func() bool { return clk.Waiters() == 2 })
 	if len(s.Issues()) != 1 {
 		t.Fatalf("issues %v dropped while discovery is still being asked", s.Issues())
 	}
@@ -269,4 +241,22 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	if n := logs.count(`"Machines not readable`, "NotFound"); n != 1 {
 		t.Errorf("NotFound logged %d times, want once", n)
 	}
+}
+
+// run runs s until the test ends, then asks that Run return nil promptly.
+func run(t *testing.T, s *Source) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run = %v, want nil on cancel", err)
+			}
+		case <-time.After(patience):
+			t.Error("Run did not return after cancel")
+		}
+	})
 }
