@@ -127,7 +127,7 @@ func parallel(ctx context.Context, from, to int, do func(context.Context, int) e
 	for range workers() {
 		wg.Go(func() {
 			for i := range next {
-				if err := do(ctx, i); err != nil {
+				if err := retried(ctx, func() error { return do(ctx, i) }); err != nil {
 					cancel(err)
 				}
 			}
@@ -147,6 +147,37 @@ feed:
 		return context.Cause(ctx)
 	}
 	return nil
+}
+
+// attempts and firstRetry bound retried: at most 5 tries, 15 s of waiting.
+var (
+	attempts   = 5
+	firstRetry = time.Second
+)
+
+// retried calls write again, after 1, 2, 4 and 8 s, while the apiserver
+// answers that it is too busy (a server-side timeout, 429). On 2 cores a
+// 150,000-pod populate drives it there now and then, and one slow create
+// used to end a run that had been populating for half an hour. A create
+// that timed out may have landed: the writers treat AlreadyExists as done.
+func retried(ctx context.Context, write func() error) error {
+	wait := firstRetry
+	for try := 1; ; try++ {
+		err := write()
+		if try == attempts || !tooBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func tooBusy(err error) bool {
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
 }
 
 // exists reports an object a previous, interrupted grow already wrote.
@@ -251,13 +282,16 @@ func createNode(ctx context.Context, c kubernetes.Interface, t *tally, i int) er
 func createPod(ctx context.Context, c kubernetes.Interface, t *tally, i, nodes int) error {
 	pod := podSpec(i, nodes)
 	p, err := c.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+	phase := podPhase(i)
 	if exists(err) {
-		return nil
-	}
-	if err != nil {
+		// Written by an earlier try whose answer was lost, perhaps before
+		// its status: write that now unless it is already there.
+		if p, err = c.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{}); err != nil || p.Status.Phase == phase {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
-	phase := podPhase(i)
 	if phase == corev1.PodPending {
 		t.created(1) // the apiserver creates every pod Pending
 		return nil

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"kubehz.dev/agent/test/kube"
 )
 
@@ -108,5 +110,40 @@ func TestCPUTicksAndStatusOfThisProcess(t *testing.T) {
 	}
 	if m := median([]int64{5, 1, 3, 2}); m != 2 {
 		t.Errorf("median %d, want 2", m)
+	}
+}
+
+// TestRetried_WritesAgainOnlyWhileTheAPIServerIsTooBusy: a server-side
+// timeout or a 429 is tried again, at most 5 times in all; anything else,
+// success included, is final at once.
+func TestRetried_WritesAgainOnlyWhileTheAPIServerIsTooBusy(t *testing.T) {
+	defer func(d time.Duration) { firstRetry = d }(firstRetry)
+	firstRetry = time.Millisecond
+	busy := apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
+	tests := []struct {
+		name      string
+		answers   []error // the last repeats
+		wantCalls int
+	}{
+		{"busy twice, then written", []error{busy, apierrors.NewTooManyRequests("slow down", 1), nil}, 3},
+		{"busy every time", []error{busy}, 5},
+		{"refused", []error{apierrors.NewBadRequest("no")}, 1},
+		{"written at once", []error{nil}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			err := retried(t.Context(), func() error {
+				calls++
+				return tt.answers[min(calls, len(tt.answers))-1]
+			})
+			if calls != tt.wantCalls {
+				t.Errorf("%d calls, want %d", calls, tt.wantCalls)
+			}
+			want := tt.answers[min(tt.wantCalls, len(tt.answers))-1]
+			if !errors.Is(err, want) {
+				t.Errorf("error %v, want %v", err, want)
+			}
+		})
 	}
 }
