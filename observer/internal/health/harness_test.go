@@ -2,7 +2,6 @@ package health
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"kubehz.dev/agent/observer/internal/testrun"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -100,20 +100,7 @@ func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
 	log := slog.New(slog.NewJSONHandler(&h.logs, nil))
 	h.m = New(src, cfg, h.clk, interval, log, func() { h.notified.Add(1) })
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- h.m.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run = %v, want nil on cancel", err)
-			}
-		case <-time.After(patience):
-			t.Error("Run did not return after cancel")
-		}
-	})
+	testrun.Until(t, patience, h.m.Run)
 	return h
 }
 

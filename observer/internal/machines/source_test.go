@@ -1,7 +1,6 @@
 package machines
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/observer/internal/testrun"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -72,7 +72,7 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	s := New(api, api.served, ns, func() []*cluster.Event { return events }, clk, interval,
 		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
 
-	run(t, s)
+	testrun.Until(t, patience, s.Run)
 
 	// Absent: each gate probes once per interval, waiting on the clock (the
 	// pass timer and two probe timers), and nothing else happens.
@@ -172,7 +172,7 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	var notified atomic.Int32
 	s := New(api, api.served, ns, func() []*cluster.Event { return nil }, clk, interval,
 		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
-	run(t, s)
+	testrun.Until(t, patience, s.Run)
 	await(t, "the pool and the machine's issue", func() bool { return len(s.Pools()) == 1 && len(s.Issues()) == 1 })
 	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
 
@@ -241,22 +241,4 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	if n := logs.count(`"Machines not readable`, "NotFound"); n != 1 {
 		t.Errorf("NotFound logged %d times, want once", n)
 	}
-}
-
-// run runs s until the test ends, then asks that Run return nil promptly.
-func run(t *testing.T, s *Source) {
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run = %v, want nil on cancel", err)
-			}
-		case <-time.After(patience):
-			t.Error("Run did not return after cancel")
-		}
-	})
 }
