@@ -145,9 +145,9 @@ func (g *gate) back(ctx context.Context) bool {
 }
 
 // watch runs the informer until ctx is done or a NotFound/Forbidden list or
-// watch error stops it, which it returns. lost is a NotFound after the
-// informer had synced: its records are kept for run to decide on. Any other
-// end drops them.
+// watch error stops it, which it returns. Its records stay in the gate for
+// run to keep or drop; lost is a NotFound after the informer had synced,
+// the one end run may keep them through.
 func (g *gate) watch(ctx context.Context) (lost bool, err error) {
 	ictx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -181,13 +181,7 @@ func (g *gate) watch(ctx context.Context) (lost bool, err error) {
 	}
 	wg.Wait()
 	err = context.Cause(ictx)
-	if synced && ctx.Err() == nil && apierrors.IsNotFound(err) {
-		return true, err
-	}
-	if g.clear() {
-		g.changed()
-	}
-	return false, err
+	return synced && ctx.Err() == nil && apierrors.IsNotFound(err), err
 }
 
 func (g *gate) clear() bool {
