@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"debug/buildinfo"
 	"debug/elf"
 	"path/filepath"
 	"testing"
@@ -52,5 +53,18 @@ func TestBuild_WithoutRaceIsTheShippedStaticStrippedBinary(t *testing.T) {
 	}
 	if s := f.Section(".symtab"); s != nil {
 		t.Error("the binary keeps its symbol table: it was not built with -s -w as make build and the Dockerfiles do")
+	}
+	info, err := buildinfo.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	for key, want := range map[string]string{"CGO_ENABLED": "0", "-trimpath": "true"} {
+		if settings[key] != want {
+			t.Errorf("built with %s=%q, want %q as the image's binary is", key, settings[key], want)
+		}
 	}
 }
