@@ -13,8 +13,8 @@ import (
 	"kubehz.dev/agent/shared/buildinfo"
 )
 
-// Load returns the client configuration, with the agent's User-Agent and
-// the contract's rate limits (20 QPS, burst 30).
+// Load returns the client configuration, with the agent's User-Agent, the
+// contract's rate limits (20 QPS, burst 30) and uncompressed responses.
 func Load(getenv func(string) string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
@@ -33,6 +33,13 @@ func Load(getenv func(string) string) (*rest.Config, error) {
 	}
 	cfg.UserAgent = buildinfo.UserAgent()
 	cfg.QPS, cfg.Burst = 20, 30
+	// The apiserver gzips any response over 128 KiB that a client accepts
+	// gzipped, watch streams included, and the agent sits next to it on the
+	// cluster network, where bandwidth is cheap and the user's control-plane
+	// CPU is not: kube-controller-manager and kube-scheduler turn it off for
+	// the same reason. At 20,000 pods (test/bench) the initial sync cost the
+	// apiserver about 15 % less CPU, and the observer about 5 % less, without it.
+	cfg.DisableCompression = true
 	// Protobuf halves decode memory and CPU for the big lists (pods at
 	// scale); the dynamic client switches back to JSON on its own.
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"

@@ -28,7 +28,7 @@ users:
     token: from-second-file
 `
 
-func TestLoad_MergesAMultiPathKubeconfig(t *testing.T) {
+func TestLoad_MergesAMultiPathKubeconfigAndSetsTheAgentsClientOptions(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	if err := os.WriteFile(a, []byte(clusterFile), 0o600); err != nil {
@@ -47,6 +47,9 @@ func TestLoad_MergesAMultiPathKubeconfig(t *testing.T) {
 	}
 	if cfg.QPS != 20 || cfg.Burst != 30 {
 		t.Fatalf("rate limits %v/%d, want 20/30", cfg.QPS, cfg.Burst)
+	}
+	if !cfg.DisableCompression {
+		t.Fatal("responses may come gzipped: the apiserver would spend CPU compressing every large list and watch for us")
 	}
 }
 
