@@ -54,7 +54,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
 	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, nil, log), interval: cfg.FullInterval}
-	o.caches = cluster.New(cluster.Source{Nodes: api.Nodes(), Pods: api.Pods(""), Events: api.Events("")},
+	o.caches = cluster.New(cluster.Source{Nodes: api.Nodes(), Pods: api.PodPhases(""), Events: api.Events("")},
 		cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
 	signal := o.caches.Signal
 	o.version = cluster.NewVersion(api.Raw(), log, signal)

@@ -30,18 +30,28 @@ var (
 	scheme = runtime.NewScheme()
 	codecs = serializer.NewCodecFactory(scheme)
 	params = runtime.NewParameterCodec(scheme)
+
+	// phaseCodecs decode v1 Pods as PodPhases, for the one client that
+	// feeds the pod counts.
+	phaseScheme = runtime.NewScheme()
+	phaseCodecs = serializer.NewCodecFactory(phaseScheme)
 )
 
 func init() {
 	utilruntime.Must(corev1.AddToScheme(scheme))
 	utilruntime.Must(coordinationv1.AddToScheme(scheme))
 	utilruntime.Must(certificatesv1.AddToScheme(scheme))
+
+	phaseScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("Pod"), &PodPhase{})
+	phaseScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("PodList"), &PodPhaseList{})
+	metav1.AddToGroupVersion(phaseScheme, corev1.SchemeGroupVersion)
 }
 
 // Client reaches the built-in groups the observer reads. Its REST clients
 // share one HTTP transport and one rate limiter, as a clientset's do.
 type Client struct {
 	core, coordination, certificates rest.Interface
+	podPhases                        rest.Interface
 	raw                              rest.Interface
 }
 
@@ -56,13 +66,16 @@ func New(cfg *rest.Config) (*Client, error) {
 	}
 	c := &Client{}
 	var err error
-	if c.core, err = restClient(base, "/api", corev1.SchemeGroupVersion); err != nil {
+	if c.core, err = restClient(base, "/api", corev1.SchemeGroupVersion, codecs); err != nil {
 		return nil, err
 	}
-	if c.coordination, err = restClient(base, "/apis", coordinationv1.SchemeGroupVersion); err != nil {
+	if c.podPhases, err = restClient(base, "/api", corev1.SchemeGroupVersion, phaseCodecs); err != nil {
 		return nil, err
 	}
-	if c.certificates, err = restClient(base, "/apis", certificatesv1.SchemeGroupVersion); err != nil {
+	if c.coordination, err = restClient(base, "/apis", coordinationv1.SchemeGroupVersion, codecs); err != nil {
+		return nil, err
+	}
+	if c.certificates, err = restClient(base, "/apis", certificatesv1.SchemeGroupVersion, codecs); err != nil {
 		return nil, err
 	}
 	// Non-resource paths (/version, /readyz, discovery documents) answer JSON.
@@ -78,7 +91,7 @@ func New(cfg *rest.Config) (*Client, error) {
 // restClient speaks protobuf to one built-in group version: decoding it
 // costs a fraction of JSON's CPU and garbage, which at 150,000 pods is most
 // of the observer's start-up work.
-func restClient(base *rest.Config, apiPath string, gv schema.GroupVersion) (*rest.RESTClient, error) {
+func restClient(base *rest.Config, apiPath string, gv schema.GroupVersion, codecs serializer.CodecFactory) (*rest.RESTClient, error) {
 	c := rest.CopyConfig(base)
 	c.APIPath, c.GroupVersion = apiPath, &gv
 	c.NegotiatedSerializer = codecs.WithoutConversion()
@@ -98,6 +111,12 @@ func (c *Client) Nodes() Resource[*corev1.Node, *corev1.NodeList] {
 // Pods in namespace; "" is every namespace.
 func (c *Client) Pods(namespace string) Resource[*corev1.Pod, *corev1.PodList] {
 	return resource(c.core, "pods", namespace, &corev1.Pod{}, &corev1.PodList{})
+}
+
+// PodPhases are the pods in namespace ("" is every namespace), decoded to
+// name, namespace and phase only.
+func (c *Client) PodPhases(namespace string) Resource[*PodPhase, *PodPhaseList] {
+	return resource(c.podPhases, "pods", namespace, &PodPhase{}, &PodPhaseList{})
 }
 
 // Events in namespace; "" is every namespace.

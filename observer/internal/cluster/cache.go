@@ -34,8 +34,8 @@ type Cache struct {
 // production, fake typed clients in unit tests.
 type Source struct {
 	Nodes  kubeapi.Reader[*corev1.NodeList]
-	Pods   kubeapi.Reader[*corev1.PodList]   // every namespace
-	Events kubeapi.Reader[*corev1.EventList] // every namespace
+	Pods   kubeapi.Reader[*kubeapi.PodPhaseList] // every namespace
+	Events kubeapi.Reader[*corev1.EventList]     // every namespace
 }
 
 // New builds the informers; nothing talks to the apiserver until Run.
@@ -46,7 +46,7 @@ func New(src Source, opts Options) *Cache {
 	// into the counting store.
 	c.pods = newPodStore(c.Signal)
 	c.podReflector = cache.NewReflectorWithOptions(kubeapi.ListWatch(src.Pods, kubeapi.Selectors{}),
-		&corev1.Pod{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"})
+		&kubeapi.PodPhase{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"})
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here.
 	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()}

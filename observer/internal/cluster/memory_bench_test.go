@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // BenchmarkRecordMemory prints what an informer cache retains per object:
@@ -26,7 +28,7 @@ func BenchmarkRecordMemory(b *testing.B) {
 		decode    func(i int) any
 		transform cache.TransformFunc
 	}{
-		{"pods", 5000, decodedPod, podTransform},
+		{"pods", 5000, decodedPodPhase, podTransform},
 		{"nodes", 1000, decodedNode, nodeTransform},
 		{"events", 2000, decodedEvent, eventTransform(false)},
 	}
@@ -103,10 +105,23 @@ func roundTrip[T protoObject](in, out T) T {
 
 var benchEpoch = metav1.NewTime(time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC))
 
+// decodedPodPhase is benchPod(i) as the observer's pod client decodes it.
+func decodedPodPhase(i int) any {
+	data, err := benchPod(i).Marshal()
+	if err != nil {
+		panic(err)
+	}
+	p := &kubeapi.PodPhase{}
+	if err := p.Unmarshal(data); err != nil {
+		panic(err)
+	}
+	return p
+}
+
 // A Deployment's pod as the kubelet leaves it: two containers and an init
 // container, the projected token volume, five conditions, container statuses
 // and the managedFields of the ReplicaSet controller and the kubelet.
-func decodedPod(i int) any {
+func benchPod(i int) *corev1.Pod {
 	ns := fmt.Sprintf("team-%02d", i%40)
 	app := fmt.Sprintf("svc-%03d", i%300)
 	hash := fmt.Sprintf("%08x", uint32(i%300)*2654435761)
@@ -149,7 +164,7 @@ func decodedPod(i int) any {
 		return corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: benchEpoch}
 	}
 	grace, token := int64(30), int64(3607)
-	return roundTrip(&corev1.Pod{
+	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, GenerateName: app + "-" + hash + "-", Namespace: ns, UID: uid,
 			ResourceVersion: fmt.Sprint(100000 + i), CreationTimestamp: benchEpoch, Labels: labels,
@@ -197,7 +212,7 @@ func decodedPod(i int) any {
 			InitContainerStatuses: []corev1.ContainerStatus{{Name: "migrate", Image: image, Ready: true,
 				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed", FinishedAt: benchEpoch}}}},
 		},
-	}, &corev1.Pod{})
+	}
 }
 
 var intstrPort = intstr.FromString("http")

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/slim"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -62,7 +63,7 @@ func (p *Pod) GetObjectMeta() metav1.Object {
 	return &metav1.ObjectMeta{Namespace: ns, Name: name}
 }
 
-var podTransform = slim.Transform("pod", func(p *corev1.Pod) *Pod {
+var podTransform = slim.Transform("pod", func(p *kubeapi.PodPhase) *Pod {
 	return &Pod{Key: p.Namespace + "/" + p.Name, Phase: PhaseOf(p.Status.Phase)}
 })
 

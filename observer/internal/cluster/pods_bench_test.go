@@ -5,7 +5,10 @@ import (
 	"runtime"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // BenchmarkPodStore prints what holding the cluster's pods costs once the
@@ -20,7 +23,7 @@ func BenchmarkPodStore(b *testing.B) {
 			records := func() []any {
 				out := make([]any, n)
 				for i := range out {
-					p, err := podTransform(decodedPod(i)) // the full pod is garbage at once
+					p, err := podTransform(decodedPodPhase(i)) // the decoded pod is garbage at once
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -62,6 +65,40 @@ func BenchmarkPodStore(b *testing.B) {
 			b.ReportMetric(perStore, "store-B/pod")
 			b.ReportMetric(perKey, "keys-B/pod")
 			b.ReportMetric(perInformer, "informer-B/pod")
+		})
+	}
+}
+
+// BenchmarkPodDecode prints what decoding one pod of the harness's shape
+// costs: as client-go's generated decoder reads it (full) and as the
+// observer's pod client does (phase), which keeps name, namespace, resource
+// version and phase and steps over the rest.
+func BenchmarkPodDecode(b *testing.B) {
+	encoded := make([][]byte, 1000)
+	for i := range encoded {
+		data, err := benchPod(i).Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		encoded[i] = data
+	}
+	decoders := []struct {
+		name   string
+		decode func([]byte) error
+	}{
+		{"full", func(data []byte) error { return new(corev1.Pod).Unmarshal(data) }},
+		{"phase", func(data []byte) error { return new(kubeapi.PodPhase).Unmarshal(data) }},
+	}
+	for _, d := range decoders {
+		b.Run(d.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := d.decode(encoded[i%len(encoded)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -27,8 +28,8 @@ func TestPodStore_CountsLikeAMapOfKeysUnderRandomChurn(t *testing.T) {
 	model := map[string]corev1.PodPhase{}
 	maxNamespaces := 0
 
-	randomPod := func() *corev1.Pod {
-		return pod(fmt.Sprintf("ns-%d", rng.IntN(12)), fmt.Sprintf("p-%d", rng.IntN(40)), phases[rng.IntN(len(phases))])
+	randomPod := func() *kubeapi.PodPhase {
+		return podPhase(fmt.Sprintf("ns-%d", rng.IntN(12)), fmt.Sprintf("p-%d", rng.IntN(40)), phases[rng.IntN(len(phases))])
 	}
 	anyKey := func() string {
 		for k := range model {
@@ -59,7 +60,7 @@ func TestPodStore_CountsLikeAMapOfKeysUnderRandomChurn(t *testing.T) {
 			var obj any
 			switch rng.IntN(3) {
 			case 0:
-				obj = pod(ns, name, corev1.PodRunning)
+				obj = podPhase(ns, name, corev1.PodRunning)
 			case 1:
 				obj = &Pod{Key: key, Phase: PhaseRunning}
 			default:
@@ -79,7 +80,7 @@ func TestPodStore_CountsLikeAMapOfKeysUnderRandomChurn(t *testing.T) {
 			}
 			ns, name, _ := strings.Cut(key, "/")
 			op = "update unchanged " + key
-			if err := store.Update(pod(ns, name, phase)); err != nil {
+			if err := store.Update(podPhase(ns, name, phase)); err != nil {
 				t.Fatal(err)
 			}
 		default:

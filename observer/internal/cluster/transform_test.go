@@ -141,11 +141,7 @@ func TestTransforms_CompactIdempotentAndRewrapTombstones(t *testing.T) {
 		},
 	}
 	nodeRec := &Node{Name: "wrk-b", Status: "Ready", Ready: true, Roles: "worker"}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0", ManagedFields: managed},
-		Spec:       corev1.PodSpec{NodeName: "wrk-b"},
-		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
-	}
+	pod := podPhase("shop", "web-0", corev1.PodRunning)
 	podRec := &Pod{Key: "shop/web-0", Phase: PhaseRunning}
 	eventRec := &Event{
 		Namespace: "shop", Name: "web-0.17f", Reason: "FailedMount", Kind: "Pod",
@@ -204,6 +200,7 @@ func TestTransforms_UnexpectedTypesAreErrors(t *testing.T) {
 		in        any
 	}{
 		{"pod into the node informer", nodeTransform, &corev1.Pod{}},
+		{"full pod into the pod informer", podTransform, &corev1.Pod{}},
 		{"node record into the pod informer", podTransform, &Node{Name: "wrk-b"}},
 		{"node into the event informer", eventTransform(true), &corev1.Node{}},
 		{"plain string", nodeTransform, "wrk-b"},
