@@ -41,14 +41,14 @@ type PodPhaseList struct {
 // DeepCopyObject implements runtime.Object.
 func (p *PodPhase) DeepCopyObject() runtime.Object {
 	out := &PodPhase{TypeMeta: p.TypeMeta, Status: p.Status}
-	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	p.DeepCopyInto(&out.ObjectMeta) // the embedded ObjectMeta's
 	return out
 }
 
 // DeepCopyObject implements runtime.Object.
 func (l *PodPhaseList) DeepCopyObject() runtime.Object {
 	out := &PodPhaseList{TypeMeta: l.TypeMeta}
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	l.DeepCopyInto(&out.ListMeta) // the embedded ListMeta's
 	if l.Items != nil {
 		out.Items = make([]PodPhase, len(l.Items))
 		for i := range l.Items {

@@ -27,7 +27,7 @@ func fullPod(name, phase string, annotations map[string]string) *corev1.Pod {
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-6d", UID: "rs"}},
 			Finalizers:      []string{"example.net/keep"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}, Subresource: "status"}},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:status":{}}`), Subresource: "status"}},
 		},
 		Spec: corev1.PodSpec{
 			Containers:                    []corev1.Container{{Name: "app", Image: "registry.example.net/web:1", Args: []string{"--port=8080"}}},
@@ -213,7 +213,7 @@ func TestPodPhases_DecodeTheApiserversWatchStream(t *testing.T) {
 		t.Fatal("the pods client has no protobuf stream decoder")
 	}
 	objects := phaseCodecs.UniversalDeserializer()
-	frames := info.StreamSerializer.Framer.NewFrameReader(readCloser{strings.NewReader(stream.String())})
+	frames := info.StreamSerializer.NewFrameReader(readCloser{strings.NewReader(stream.String())})
 	dec := restclientwatch.NewDecoder(streaming.NewDecoder(frames, info.StreamSerializer.Serializer), objects)
 	defer dec.Close()
 	for i, e := range events {
@@ -251,6 +251,21 @@ func TestPodPhases_DecodeJSONToo(t *testing.T) {
 	got.TypeMeta = metav1.TypeMeta{}
 	if !reflect.DeepEqual(*got, want) {
 		t.Fatalf("decoded %#v, want %#v", *got, want)
+	}
+}
+
+func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
+	in := &PodPhaseList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: []PodPhase{{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Annotations: map[string]string{"k8s.io/initial-events-end": "true"}},
+		Status:     PodPhaseStatus{Phase: corev1.PodRunning}}}}
+	out := in.DeepCopyObject().(*PodPhaseList)
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("copy %#v differs from %#v", out, in)
+	}
+	out.Items[0].Annotations["k8s.io/initial-events-end"] = "false"
+	out.Items[0].Status.Phase = corev1.PodFailed
+	if in.Items[0].Annotations["k8s.io/initial-events-end"] != "true" || in.Items[0].Status.Phase != corev1.PodRunning {
+		t.Fatalf("writing the copy changed the original: %#v", in.Items[0])
 	}
 }
 
