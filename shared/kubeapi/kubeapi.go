@@ -114,7 +114,8 @@ func (c *Client) Pods(namespace string) Resource[*corev1.Pod, *corev1.PodList] {
 }
 
 // PodPhases are the pods in namespace ("" is every namespace), decoded to
-// name, namespace and phase only.
+// name, namespace, resource version and phase only (a JSON answer, which
+// only a server without protobuf would give, keeps the whole metadata).
 func (c *Client) PodPhases(namespace string) Resource[*PodPhase, *PodPhaseList] {
 	return resource(c.podPhases, "pods", namespace, &PodPhase{}, &PodPhaseList{})
 }

@@ -255,7 +255,7 @@ func TestPodPhases_DecodeJSONToo(t *testing.T) {
 }
 
 func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
-	in := &PodPhaseList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: []PodPhase{{
+	in := &PodPhaseList{ListMeta: metav1.ListMeta{ResourceVersion: "5", RemainingItemCount: new(int64(3))}, Items: []PodPhase{{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Annotations: map[string]string{"k8s.io/initial-events-end": "true"}},
 		Status:     PodPhaseStatus{Phase: corev1.PodRunning}}}}
 	out := in.DeepCopyObject().(*PodPhaseList)
@@ -264,7 +264,9 @@ func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
 	}
 	out.Items[0].Annotations["k8s.io/initial-events-end"] = "false"
 	out.Items[0].Status.Phase = corev1.PodFailed
-	if in.Items[0].Annotations["k8s.io/initial-events-end"] != "true" || in.Items[0].Status.Phase != corev1.PodRunning {
+	*out.RemainingItemCount = 4
+	if in.Items[0].Annotations["k8s.io/initial-events-end"] != "true" || in.Items[0].Status.Phase != corev1.PodRunning ||
+		*in.RemainingItemCount != 3 {
 		t.Fatalf("writing the copy changed the original: %#v", in.Items[0])
 	}
 }
