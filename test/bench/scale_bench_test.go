@@ -91,8 +91,8 @@ func measure(b *testing.B, v variant, win time.Duration, res *result) bool {
 	if err := r.awaitFullBeat(ctx); err != nil {
 		b.Fatal(err)
 	}
-	logf("  observer: first full beat %.1fs after start, %d bytes (the very first beat counted everything: %t)",
-		res.FirstFullBeatSec, res.BeatBytes, res.FirstBeatFull)
+	logf("  observer: first full beat %.1fs after start, using %.1fs of its CPU, %d bytes (the very first beat counted everything: %t)",
+		res.FirstFullBeatSec, res.FirstBeatCPUSec, res.BeatBytes, res.FirstBeatFull)
 	if err := r.awaitLeader(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -173,6 +173,7 @@ func reportMetrics(b *testing.B, res *result) {
 	b.ReportMetric(res.Observer.PeakMiB, "observer-peak-MiB")
 	b.ReportMetric(res.Observer.Millicores, "observer-mcores")
 	b.ReportMetric(res.FirstFullBeatSec, "first-beat-s")
+	b.ReportMetric(res.FirstBeatCPUSec, "first-beat-observer-cpu-s")
 	b.ReportMetric(float64(res.BeatBytes)/1024, "beat-KiB")
 	b.ReportMetric(res.Leader.RSSMedianMiB, "leader-rss-MiB")
 	b.ReportMetric(res.Standby.RSSMedianMiB, "standby-rss-MiB")
