@@ -38,23 +38,37 @@ type PodPhaseList struct {
 	Items           []PodPhase `json:"items"`
 }
 
+// DeepCopyInto copies p into out. Defined here so that the embedded
+// ObjectMeta's, which copies the metadata only, is not promoted in its place.
+func (p *PodPhase) DeepCopyInto(out *PodPhase) {
+	out.TypeMeta, out.Status = p.TypeMeta, p.Status
+	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+}
+
 // DeepCopyObject implements runtime.Object.
 func (p *PodPhase) DeepCopyObject() runtime.Object {
-	out := &PodPhase{TypeMeta: p.TypeMeta, Status: p.Status}
-	p.DeepCopyInto(&out.ObjectMeta) // the embedded ObjectMeta's
+	out := &PodPhase{}
+	p.DeepCopyInto(out)
 	return out
+}
+
+// DeepCopyInto copies l into out; see PodPhase.DeepCopyInto.
+func (l *PodPhaseList) DeepCopyInto(out *PodPhaseList) {
+	out.TypeMeta = l.TypeMeta
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	out.Items = nil
+	if l.Items != nil {
+		out.Items = make([]PodPhase, len(l.Items))
+		for i := range l.Items {
+			l.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
 }
 
 // DeepCopyObject implements runtime.Object.
 func (l *PodPhaseList) DeepCopyObject() runtime.Object {
-	out := &PodPhaseList{TypeMeta: l.TypeMeta}
-	l.DeepCopyInto(&out.ListMeta) // the embedded ListMeta's
-	if l.Items != nil {
-		out.Items = make([]PodPhase, len(l.Items))
-		for i := range l.Items {
-			out.Items[i] = *l.Items[i].DeepCopyObject().(*PodPhase)
-		}
-	}
+	out := &PodPhaseList{}
+	l.DeepCopyInto(out)
 	return out
 }
 

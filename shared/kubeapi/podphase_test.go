@@ -262,6 +262,12 @@ func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
 	if !reflect.DeepEqual(in, out) {
 		t.Fatalf("copy %#v differs from %#v", out, in)
 	}
+	// DeepCopyInto is PodPhase's own, not the embedded ObjectMeta's.
+	var item PodPhase
+	in.Items[0].DeepCopyInto(&item)
+	if !reflect.DeepEqual(item, in.Items[0]) {
+		t.Fatalf("DeepCopyInto copied %#v of %#v", item, in.Items[0])
+	}
 	out.Items[0].Annotations["k8s.io/initial-events-end"] = "false"
 	out.Items[0].Status.Phase = corev1.PodFailed
 	*out.RemainingItemCount = 4
