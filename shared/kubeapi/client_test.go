@@ -1,7 +1,6 @@
 package kubeapi
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 )
@@ -24,41 +22,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // apiserver frames them, and reads both through Client.PodPhases: the pods
 // come out as PodPhases and the error as the Status the reflector relists on.
 func TestPodPhases_ListAndWatchThroughTheClient(t *testing.T) {
-	full := runtime.NewScheme()
-	if err := corev1.AddToScheme(full); err != nil {
-		t.Fatal(err)
-	}
-	metav1.AddToGroupVersion(full, corev1.SchemeGroupVersion)
-	enc, raw := protobuf.NewSerializer(full, full), protobuf.NewRawSerializer(full, full)
-	encode := func(obj runtime.Object) []byte {
-		b, err := runtime.Encode(enc, obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	list := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: "812"},
-		Items:    []corev1.Pod{*fullPod("web-0", "Running", nil), *fullPod("web-1", "Pending", nil)}}
+	codec := newAPIServerCodec(t)
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "812"},
+		Items: []corev1.Pod{*fullPod("web-0", "Running", nil), *fullPod("web-1", "Pending", nil)}}
 	added := fullPod("web-2", "Succeeded", nil)
-	added.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	expired := &metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
-		Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 1 (812)"}
-
-	var stream bytes.Buffer
-	frames := protobuf.LengthDelimitedFramer.NewFrameWriter(&stream)
-	for _, e := range []metav1.WatchEvent{
-		{Type: string(watch.Added), Object: runtime.RawExtension{Raw: encode(added)}},
-		{Type: string(watch.Error), Object: runtime.RawExtension{Raw: encode(expired)}},
-	} {
-		frame, err := runtime.Encode(raw, &e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := frames.Write(frame); err != nil {
-			t.Fatal(err)
-		}
-	}
+	expired := &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
+		Reason: metav1.StatusReasonExpired, Message: "too old resource version: 1 (812)"}
+	stream := codec.stream(watch.Event{Type: watch.Added, Object: added}, watch.Event{Type: watch.Error, Object: expired})
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/api/v1/pods" {
@@ -67,11 +37,11 @@ func TestPodPhases_ListAndWatchThroughTheClient(t *testing.T) {
 		}
 		if r.URL.Query().Get("watch") == "true" {
 			w.Header().Set("Content-Type", runtime.ContentTypeProtobuf+";stream=watch")
-			_, _ = w.Write(stream.Bytes())
+			_, _ = w.Write(stream)
 			return
 		}
 		w.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
-		_, _ = w.Write(encode(list))
+		_, _ = w.Write(codec.object(list))
 	}))
 	defer srv.Close()
 	client, err := New(&rest.Config{Host: srv.URL, Transport: &http.Transport{DisableKeepAlives: true}})

@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"bytes"
 	"maps"
 	"reflect"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/watch"
 	restclientwatch "k8s.io/client-go/rest/watch"
@@ -175,16 +175,6 @@ func TestPodPhase_RefusesWhatTheGeneratedDecoderRefuses(t *testing.T) {
 // as the apiserver frames it through the decoder the pods client uses: the
 // objects come out as PodPhases, the bookmark with its annotation.
 func TestPodPhases_DecodeTheApiserversWatchStream(t *testing.T) {
-	full := runtime.NewScheme()
-	if err := corev1.AddToScheme(full); err != nil {
-		t.Fatal(err)
-	}
-	metav1.AddToGroupVersion(full, corev1.SchemeGroupVersion)
-	// The apiserver frames each event as a bare WatchEvent around the object
-	// in its usual envelope.
-	enc, raw := protobuf.NewSerializer(full, full), protobuf.NewRawSerializer(full, full)
-	var stream strings.Builder
-	framer := protobuf.LengthDelimitedFramer.NewFrameWriter(&stream)
 	bookmark := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "9000",
 		Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
 	events := []watch.Event{
@@ -193,27 +183,14 @@ func TestPodPhases_DecodeTheApiserversWatchStream(t *testing.T) {
 		{Type: watch.Bookmark, Object: bookmark},
 		{Type: watch.Deleted, Object: fullPod("web-0", "Failed", nil)},
 	}
-	for _, e := range events {
-		e.Object.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
-		obj, err := runtime.Encode(enc, e.Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frame, err := runtime.Encode(raw, &metav1.WatchEvent{Type: string(e.Type), Object: runtime.RawExtension{Raw: obj}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := framer.Write(frame); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stream := newAPIServerCodec(t).stream(events...)
 
 	info, ok := runtime.SerializerInfoForMediaType(phaseCodecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	if !ok || info.StreamSerializer == nil {
 		t.Fatal("the pods client has no protobuf stream decoder")
 	}
 	objects := phaseCodecs.UniversalDeserializer()
-	frames := info.StreamSerializer.NewFrameReader(readCloser{strings.NewReader(stream.String())})
+	frames := info.StreamSerializer.NewFrameReader(readCloser{bytes.NewReader(stream)})
 	dec := restclientwatch.NewDecoder(streaming.NewDecoder(frames, info.StreamSerializer.Serializer), objects)
 	defer dec.Close()
 	for i, e := range events {
@@ -277,7 +254,7 @@ func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
 	}
 }
 
-type readCloser struct{ *strings.Reader }
+type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
 
