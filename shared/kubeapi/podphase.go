@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
@@ -79,63 +80,40 @@ func (p *PodPhase) Reset() { *p = PodPhase{} }
 func (l *PodPhaseList) Reset() { *l = PodPhaseList{} }
 
 // Field numbers of k8s.io/api/core/v1 and k8s.io/apimachinery's
-// generated.proto that the decoders read.
+// generated.proto that the decoders read; every one is length-delimited.
 const (
-	podMetadata, podStatus         = 1, 3
-	podStatusPhase                 = 1
-	listMetadata, listItems        = 1, 2
-	metaName, metaNamespace        = 1, 3
-	metaResourceVersion            = 6
-	metaAnnotations                = 12
-	mapEntryKey, mapEntryValue     = 1, 2
+	podMetadata, podStatus     = 1, 3
+	podStatusPhase             = 1
+	listMetadata, listItems    = 1, 2
+	metaName, metaNamespace    = 1, 3
+	metaResourceVersion        = 6
+	metaAnnotations            = 12
+	mapEntryKey, mapEntryValue = 1, 2
+
 	initialEventsAnnotationsPrefix = "k8s.io/initial-events-"
 )
 
 // Unmarshal decodes a protobuf Pod, keeping only what PodPhase holds.
 func (p *PodPhase) Unmarshal(b []byte) error {
-	return eachField(b, "Pod", func(num protowire.Number, typ protowire.Type, v []byte) error {
-		switch num {
-		case podMetadata:
-			if err := want(num, "Pod", typ, protowire.BytesType); err != nil {
-				return err
-			}
+	return eachField(b, "Pod", []protowire.Number{podMetadata, podStatus}, func(num protowire.Number, v []byte) error {
+		if num == podMetadata {
 			return unmarshalMeta(&p.ObjectMeta, v)
-		case podStatus:
-			if err := want(num, "Pod", typ, protowire.BytesType); err != nil {
-				return err
-			}
-			return eachField(v, "PodStatus", func(num protowire.Number, typ protowire.Type, v []byte) error {
-				if num != podStatusPhase {
-					return nil
-				}
-				if err := want(num, "PodStatus", typ, protowire.BytesType); err != nil {
-					return err
-				}
-				p.Status.Phase = corev1.PodPhase(v)
-				return nil
-			})
 		}
-		return nil
+		return eachField(v, "PodStatus", []protowire.Number{podStatusPhase}, func(_ protowire.Number, v []byte) error {
+			p.Status.Phase = corev1.PodPhase(v)
+			return nil
+		})
 	})
 }
 
 // Unmarshal decodes a protobuf PodList.
 func (l *PodPhaseList) Unmarshal(b []byte) error {
-	return eachField(b, "PodList", func(num protowire.Number, typ protowire.Type, v []byte) error {
-		switch num {
-		case listMetadata:
-			if err := want(num, "PodList", typ, protowire.BytesType); err != nil {
-				return err
-			}
+	return eachField(b, "PodList", []protowire.Number{listMetadata, listItems}, func(num protowire.Number, v []byte) error {
+		if num == listMetadata {
 			return l.ListMeta.Unmarshal(v)
-		case listItems:
-			if err := want(num, "PodList", typ, protowire.BytesType); err != nil {
-				return err
-			}
-			l.Items = append(l.Items, PodPhase{})
-			return l.Items[len(l.Items)-1].Unmarshal(v)
 		}
-		return nil
+		l.Items = append(l.Items, PodPhase{})
+		return l.Items[len(l.Items)-1].Unmarshal(v)
 	})
 }
 
@@ -145,40 +123,25 @@ func (l *PodPhaseList) Unmarshal(b []byte) error {
 // know the initial list has ended). A pod's own labels and annotations are
 // skipped.
 func unmarshalMeta(m *metav1.ObjectMeta, b []byte) error {
-	return eachField(b, "ObjectMeta", func(num protowire.Number, typ protowire.Type, v []byte) error {
-		var into *string
+	read := []protowire.Number{metaName, metaNamespace, metaResourceVersion, metaAnnotations}
+	return eachField(b, "ObjectMeta", read, func(num protowire.Number, v []byte) error {
 		switch num {
 		case metaName:
-			into = &m.Name
+			m.Name = string(v)
 		case metaNamespace:
-			into = &m.Namespace
+			m.Namespace = string(v)
 		case metaResourceVersion:
-			into = &m.ResourceVersion
-		case metaAnnotations:
-			if err := want(num, "ObjectMeta", typ, protowire.BytesType); err != nil {
-				return err
-			}
-			return unmarshalAnnotation(m, v)
+			m.ResourceVersion = string(v)
 		default:
-			return nil
+			return unmarshalAnnotation(m, v)
 		}
-		if err := want(num, "ObjectMeta", typ, protowire.BytesType); err != nil {
-			return err
-		}
-		*into = string(v)
 		return nil
 	})
 }
 
 func unmarshalAnnotation(m *metav1.ObjectMeta, b []byte) error {
 	var key, value []byte
-	err := eachField(b, "annotation", func(num protowire.Number, typ protowire.Type, v []byte) error {
-		if num != mapEntryKey && num != mapEntryValue {
-			return nil
-		}
-		if err := want(num, "annotation", typ, protowire.BytesType); err != nil {
-			return err
-		}
+	err := eachField(b, "annotation", []protowire.Number{mapEntryKey, mapEntryValue}, func(num protowire.Number, v []byte) error {
 		if num == mapEntryKey {
 			key = v
 		} else {
@@ -198,17 +161,21 @@ func unmarshalAnnotation(m *metav1.ObjectMeta, b []byte) error {
 	return nil
 }
 
-// eachField calls fn with every field of the message b in order: its number,
-// its wire type, and for a length-delimited field its bytes (nil for the
-// others, which no caller reads). A truncated or malformed message is an
-// error, as it is for the generated decoders.
-func eachField(b []byte, message string, fn func(protowire.Number, protowire.Type, []byte) error) error {
+// eachField calls fn, in order, with the number and bytes of every field of
+// the message b whose number is in read, and steps over the others. A read
+// field sent other than length-delimited, or a truncated or malformed
+// message, is an error, as it is for the generated decoders.
+func eachField(b []byte, message string, read []protowire.Number, fn func(protowire.Number, []byte) error) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
 			return fmt.Errorf("decode %s: %w", message, protowire.ParseError(n))
 		}
 		b = b[n:]
+		wanted := slices.Contains(read, num)
+		if wanted && typ != protowire.BytesType {
+			return fmt.Errorf("decode %s field %d: wire type %d, want %d", message, num, typ, protowire.BytesType)
+		}
 		var v []byte
 		if typ == protowire.BytesType {
 			v, n = protowire.ConsumeBytes(b)
@@ -219,18 +186,11 @@ func eachField(b []byte, message string, fn func(protowire.Number, protowire.Typ
 			return fmt.Errorf("decode %s field %d: %w", message, num, protowire.ParseError(n))
 		}
 		b = b[n:]
-		if err := fn(num, typ, v); err != nil {
-			return err
+		if wanted {
+			if err := fn(num, v); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
-}
-
-// want refuses a field read with a wire type other than its declared one,
-// as the generated decoders do.
-func want(num protowire.Number, message string, got, declared protowire.Type) error {
-	if got != declared {
-		return fmt.Errorf("decode %s field %d: wire type %d, want %d", message, num, got, declared)
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ func TestPodPhaseList_DecodesTheListMetaAndEveryItemInOrder(t *testing.T) {
 	}
 }
 
-func TestPodPhase_RefusesWhatTheGeneratedDecoderRefuses(t *testing.T) {
+func TestPodPhase_RefusesTruncatedAndMistypedMessages(t *testing.T) {
 	good, err := fullPod("web-0", "Running", nil).Marshal()
 	if err != nil {
 		t.Fatal(err)
