@@ -1,29 +1,35 @@
 // Package kubeapi is the part of the built-in Kubernetes API the observer
-// reads, on client-go's REST client with a scheme that registers only the
-// types it uses.
+// reads, on client-go's REST client, with kinds of its own that hold only
+// the fields the agent reads or writes.
 //
 // client-go's generated clientset registers every built-in API group when the
 // process starts, whether or not it is used: that init work and the code it
 // touches held about 10 MiB of the observer's resident memory before it read
-// a single object (test/bench measures it). The actor still links the
-// clientset, because tools/leaderelection does.
+// a single object, and k8s.io/api/core/v1 alone, which registers every core
+// kind, a further 3 MB of binary (test/bench measures both). Nodes, events
+// and pods, which a cluster has thousands of, come in protobuf and are read
+// by partial decoders (wire.go); the few others come in JSON. The actor
+// still links the clientset, because tools/leaderelection does.
 package kubeapi
 
 import (
 	"context"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+)
+
+// The group versions of the kinds this package defines.
+var (
+	coreV1         = schema.GroupVersion{Version: "v1"}
+	coordinationV1 = schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
+	certificatesV1 = schema.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}
 )
 
 var (
@@ -32,26 +38,32 @@ var (
 	params = runtime.NewParameterCodec(scheme)
 
 	// phaseCodecs decode v1 Pods as PodPhases, for the one client that
-	// feeds the pod counts.
+	// feeds the pod counts; the health view's kube-system pods are Pods.
 	phaseScheme = runtime.NewScheme()
 	phaseCodecs = serializer.NewCodecFactory(phaseScheme)
 )
 
 func init() {
-	utilruntime.Must(corev1.AddToScheme(scheme))
-	utilruntime.Must(coordinationv1.AddToScheme(scheme))
-	utilruntime.Must(certificatesv1.AddToScheme(scheme))
+	scheme.AddKnownTypes(coreV1, &Node{}, &NodeList{}, &Event{}, &EventList{}, &Pod{}, &PodList{},
+		&ConfigMap{}, &ConfigMapList{}, &Secret{}, &SecretList{})
+	scheme.AddKnownTypes(coordinationV1, &Lease{}, &LeaseList{})
+	scheme.AddKnownTypes(certificatesV1, &CertificateSigningRequest{}, &CertificateSigningRequestList{})
+	for _, gv := range []schema.GroupVersion{coreV1, coordinationV1, certificatesV1} {
+		metav1.AddToGroupVersion(scheme, gv)
+	}
 
-	phaseScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("Pod"), &PodPhase{})
-	phaseScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("PodList"), &PodPhaseList{})
-	metav1.AddToGroupVersion(phaseScheme, corev1.SchemeGroupVersion)
+	phaseScheme.AddKnownTypeWithName(coreV1.WithKind("Pod"), &PodPhase{})
+	phaseScheme.AddKnownTypeWithName(coreV1.WithKind("PodList"), &PodPhaseList{})
+	metav1.AddToGroupVersion(phaseScheme, coreV1)
 }
 
 // Client reaches the built-in groups the observer reads. Its REST clients
 // share one HTTP transport and one rate limiter, as a clientset's do.
 type Client struct {
+	// Nodes, events and pod phases come in protobuf, decoded by this
+	// package's partial decoders; the other kinds in JSON.
+	protobuf, podPhases              rest.Interface
 	core, coordination, certificates rest.Interface
-	podPhases                        rest.Interface
 	raw                              rest.Interface
 }
 
@@ -66,16 +78,19 @@ func New(cfg *rest.Config) (*Client, error) {
 	}
 	c := &Client{}
 	var err error
-	if c.core, err = restClient(base, "/api", corev1.SchemeGroupVersion, codecs); err != nil {
+	if c.protobuf, err = restClient(base, "/api", coreV1, codecs, runtime.ContentTypeProtobuf); err != nil {
 		return nil, err
 	}
-	if c.podPhases, err = restClient(base, "/api", corev1.SchemeGroupVersion, phaseCodecs); err != nil {
+	if c.podPhases, err = restClient(base, "/api", coreV1, phaseCodecs, runtime.ContentTypeProtobuf); err != nil {
 		return nil, err
 	}
-	if c.coordination, err = restClient(base, "/apis", coordinationv1.SchemeGroupVersion, codecs); err != nil {
+	if c.core, err = restClient(base, "/api", coreV1, codecs, runtime.ContentTypeJSON); err != nil {
 		return nil, err
 	}
-	if c.certificates, err = restClient(base, "/apis", certificatesv1.SchemeGroupVersion, codecs); err != nil {
+	if c.coordination, err = restClient(base, "/apis", coordinationV1, codecs, runtime.ContentTypeJSON); err != nil {
+		return nil, err
+	}
+	if c.certificates, err = restClient(base, "/apis", certificatesV1, codecs, runtime.ContentTypeJSON); err != nil {
 		return nil, err
 	}
 	// Non-resource paths (/version, /readyz, discovery documents) answer JSON.
@@ -88,15 +103,19 @@ func New(cfg *rest.Config) (*Client, error) {
 	return c, nil
 }
 
-// restClient speaks protobuf to one built-in group version: decoding it
-// costs a fraction of JSON's CPU and garbage, which at 150,000 pods is most
-// of the observer's start-up work.
-func restClient(base *rest.Config, apiPath string, gv schema.GroupVersion, codecs serializer.CodecFactory) (*rest.RESTClient, error) {
+// restClient speaks contentType to one built-in group version. Protobuf is
+// for the kinds there are many of: decoding it costs a fraction of JSON's
+// CPU, which at 150,000 pods is most of the observer's start-up work. A
+// protobuf client still accepts JSON, as a server without protobuf sends.
+func restClient(base *rest.Config, apiPath string, gv schema.GroupVersion, codecs serializer.CodecFactory, contentType string) (*rest.RESTClient, error) {
 	c := rest.CopyConfig(base)
 	c.APIPath, c.GroupVersion = apiPath, &gv
 	c.NegotiatedSerializer = codecs.WithoutConversion()
-	c.ContentType = runtime.ContentTypeProtobuf
-	c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	c.ContentType = contentType
+	c.AcceptContentTypes = contentType
+	if contentType != runtime.ContentTypeJSON {
+		c.AcceptContentTypes += "," + runtime.ContentTypeJSON
+	}
 	return rest.RESTClientFor(c)
 }
 
@@ -104,51 +123,51 @@ func restClient(base *rest.Config, apiPath string, gv schema.GroupVersion, codec
 func (c *Client) Raw() rest.Interface { return c.raw }
 
 // Nodes are the cluster's nodes.
-func (c *Client) Nodes() Resource[*corev1.Node, *corev1.NodeList] {
-	return resource(c.core, "nodes", "", &corev1.Node{}, &corev1.NodeList{})
+func (c *Client) Nodes() Resource[*Node, *NodeList] {
+	return newResource(c.protobuf, "nodes", "", &Node{}, &NodeList{})
 }
 
 // Pods in namespace; "" is every namespace.
-func (c *Client) Pods(namespace string) Resource[*corev1.Pod, *corev1.PodList] {
-	return resource(c.core, "pods", namespace, &corev1.Pod{}, &corev1.PodList{})
+func (c *Client) Pods(namespace string) Resource[*Pod, *PodList] {
+	return newResource(c.core, "pods", namespace, &Pod{}, &PodList{})
 }
 
 // PodPhases are the pods in namespace ("" is every namespace), decoded to
 // name, namespace, resource version and phase only (a JSON answer, which
 // only a server without protobuf would give, keeps the whole metadata).
 func (c *Client) PodPhases(namespace string) Resource[*PodPhase, *PodPhaseList] {
-	return resource(c.podPhases, "pods", namespace, &PodPhase{}, &PodPhaseList{})
+	return newResource(c.podPhases, "pods", namespace, &PodPhase{}, &PodPhaseList{})
 }
 
 // Events in namespace; "" is every namespace.
-func (c *Client) Events(namespace string) Resource[*corev1.Event, *corev1.EventList] {
-	return resource(c.core, "events", namespace, &corev1.Event{}, &corev1.EventList{})
+func (c *Client) Events(namespace string) Resource[*Event, *EventList] {
+	return newResource(c.protobuf, "events", namespace, &Event{}, &EventList{})
 }
 
 // ConfigMaps in namespace.
-func (c *Client) ConfigMaps(namespace string) Resource[*corev1.ConfigMap, *corev1.ConfigMapList] {
-	return resource(c.core, "configmaps", namespace, &corev1.ConfigMap{}, &corev1.ConfigMapList{})
+func (c *Client) ConfigMaps(namespace string) Resource[*ConfigMap, *ConfigMapList] {
+	return newResource(c.core, "configmaps", namespace, &ConfigMap{}, &ConfigMapList{})
 }
 
 // Secrets in namespace.
-func (c *Client) Secrets(namespace string) Resource[*corev1.Secret, *corev1.SecretList] {
-	return resource(c.core, "secrets", namespace, &corev1.Secret{}, &corev1.SecretList{})
+func (c *Client) Secrets(namespace string) Resource[*Secret, *SecretList] {
+	return newResource(c.core, "secrets", namespace, &Secret{}, &SecretList{})
 }
 
 // Leases in namespace.
-func (c *Client) Leases(namespace string) Resource[*coordinationv1.Lease, *coordinationv1.LeaseList] {
-	return resource(c.coordination, "leases", namespace, &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
+func (c *Client) Leases(namespace string) Resource[*Lease, *LeaseList] {
+	return newResource(c.coordination, "leases", namespace, &Lease{}, &LeaseList{})
 }
 
 // CertificateSigningRequests are cluster-scoped.
-func (c *Client) CertificateSigningRequests() Resource[*certificatesv1.CertificateSigningRequest, *certificatesv1.CertificateSigningRequestList] {
-	return resource(c.certificates, "certificatesigningrequests", "",
-		&certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{})
+func (c *Client) CertificateSigningRequests() Resource[*CertificateSigningRequest, *CertificateSigningRequestList] {
+	return newResource(c.certificates, "certificatesigningrequests", "",
+		&CertificateSigningRequest{}, &CertificateSigningRequestList{})
 }
 
 // Resource reads one kind of object. Its methods have the signatures of
-// client-go's typed clients, so code written against Reader or Getter runs
-// on a fake clientset in unit tests and on this in production.
+// client-go's typed clients, so unit tests can serve a fake clientset
+// through kubeapitest in its place.
 type Resource[T, L runtime.Object] struct {
 	client    rest.Interface
 	name      string // plural resource name
@@ -159,7 +178,7 @@ type Resource[T, L runtime.Object] struct {
 	list L
 }
 
-func resource[T, L runtime.Object](client rest.Interface, name, namespace string, item T, list L) Resource[T, L] {
+func newResource[T, L runtime.Object](client rest.Interface, name, namespace string, item T, list L) Resource[T, L] {
 	return Resource[T, L]{client: client, name: name, namespace: namespace, item: item, list: list}
 }
 

@@ -10,14 +10,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// Reader lists and watches one kind of object: a Resource, or a fake typed
-// client in unit tests.
+// Reader lists and watches one kind of object: a Resource, or in unit tests
+// a fake typed client served through kubeapitest.
 type Reader[L runtime.Object] interface {
 	List(ctx context.Context, opts metav1.ListOptions) (L, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// Getter reads one object by name.
+// Getter reads one object by name: a Resource, or kubeapitest.Getter.
 type Getter[T runtime.Object] interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
 }

@@ -46,7 +46,7 @@ func fullPod(name, phase string, annotations map[string]string) *corev1.Pod {
 func asPhase(p *corev1.Pod) PodPhase {
 	out := PodPhase{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
-		Status:     PodPhaseStatus{Phase: p.Status.Phase},
+		Status:     PodPhaseStatus{Phase: string(p.Status.Phase)},
 	}
 	for k, v := range p.Annotations {
 		if strings.HasPrefix(k, "k8s.io/initial-events-") {
@@ -78,7 +78,7 @@ func TestPodPhase_KeepsKeyVersionPhaseAndTheWatchListBookmarkOnly(t *testing.T) 
 			name: "a running pod keeps its key, version and phase, none of its own annotations",
 			pod:  fullPod("web-0", "Running", map[string]string{"prometheus.io/scrape": "true"}),
 			want: PodPhase{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "shop", ResourceVersion: "4711"},
-				Status: PodPhaseStatus{Phase: corev1.PodRunning}},
+				Status: PodPhaseStatus{Phase: PodRunning}},
 		},
 		{
 			name: "a phase the counts do not know is kept as sent",
@@ -224,7 +224,7 @@ func TestPodPhases_DecodeJSONToo(t *testing.T) {
 		t.Fatalf("decoded to %T, want *PodPhase", obj)
 	}
 	want := PodPhase{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "shop", ResourceVersion: "4711",
-		Labels: map[string]string{"app": "web"}}, Status: PodPhaseStatus{Phase: corev1.PodRunning}}
+		Labels: map[string]string{"app": "web"}}, Status: PodPhaseStatus{Phase: PodRunning}}
 	got.TypeMeta = metav1.TypeMeta{}
 	if !reflect.DeepEqual(*got, want) {
 		t.Fatalf("decoded %#v, want %#v", *got, want)
@@ -234,7 +234,7 @@ func TestPodPhases_DecodeJSONToo(t *testing.T) {
 func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
 	in := &PodPhaseList{ListMeta: metav1.ListMeta{ResourceVersion: "5", RemainingItemCount: new(int64(3))}, Items: []PodPhase{{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Annotations: map[string]string{"k8s.io/initial-events-end": "true"}},
-		Status:     PodPhaseStatus{Phase: corev1.PodRunning}}}}
+		Status:     PodPhaseStatus{Phase: PodRunning}}}}
 	out := in.DeepCopyObject().(*PodPhaseList)
 	if !reflect.DeepEqual(in, out) {
 		t.Fatalf("copy %#v differs from %#v", out, in)
@@ -246,9 +246,9 @@ func TestPodPhase_DeepCopiesShareNothing(t *testing.T) {
 		t.Fatalf("DeepCopyInto copied %#v of %#v", item, in.Items[0])
 	}
 	out.Items[0].Annotations["k8s.io/initial-events-end"] = "false"
-	out.Items[0].Status.Phase = corev1.PodFailed
+	out.Items[0].Status.Phase = PodFailed
 	*out.RemainingItemCount = 4
-	if in.Items[0].Annotations["k8s.io/initial-events-end"] != "true" || in.Items[0].Status.Phase != corev1.PodRunning ||
+	if in.Items[0].Annotations["k8s.io/initial-events-end"] != "true" || in.Items[0].Status.Phase != PodRunning ||
 		*in.RemainingItemCount != 3 {
 		t.Fatalf("writing the copy changed the original: %#v", in.Items[0])
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/shared/kubeapi"
@@ -25,7 +24,7 @@ type SecretReader func(ctx context.Context) (string, error)
 // FromSecret reads key agent-token of the Secret namespace/name through
 // secrets, a client of that namespace. Errors name the Secret and how to fix
 // access, never its data.
-func FromSecret(secrets kubeapi.Getter[*corev1.Secret], namespace, name string) SecretReader {
+func FromSecret(secrets kubeapi.Getter[*kubeapi.Secret], namespace, name string) SecretReader {
 	return func(ctx context.Context) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, secretTimeout)
 		defer cancel()

@@ -9,6 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
 
 func TestFromSecret_ReadsAgentTokenKey(t *testing.T) {
@@ -42,7 +45,7 @@ func TestFromSecret_ReadsAgentTokenKey(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			read := FromSecret(fake.NewClientset(tc.objects...).CoreV1().Secrets("kubehz-system"), "kubehz-system", "kubehz-agent")
+			read := FromSecret(kubeapitest.Getter[*kubeapi.Secret](fake.NewClientset(tc.objects...).CoreV1().Secrets("kubehz-system")), "kubehz-system", "kubehz-agent")
 			got, err := read(context.Background())
 			if tc.wantErr == nil {
 				if err != nil || got != tc.want {

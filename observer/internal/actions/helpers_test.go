@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -43,7 +45,8 @@ type harness struct {
 func start(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
 	h := &harness{t: t, client: fake.NewClientset(objs...), clk: clocktesting.NewFakeClock(t0), logs: &syncBuffer{}}
-	h.w = New(Source{ConfigMaps: h.client.CoreV1().ConfigMaps(ns), Leases: h.client.CoordinationV1().Leases(ns)}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, slog.New(slog.NewJSONHandler(h.logs, nil)), func() { h.notified.Add(1) })
+	h.w = New(Source{ConfigMaps: kubeapitest.Reader[*kubeapi.ConfigMap, *kubeapi.ConfigMapList](h.client.CoreV1().ConfigMaps(ns)),
+		Leases: kubeapitest.Reader[*kubeapi.Lease, *kubeapi.LeaseList](h.client.CoordinationV1().Leases(ns))}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, slog.New(slog.NewJSONHandler(h.logs, nil)), func() { h.notified.Add(1) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

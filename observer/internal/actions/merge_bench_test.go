@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -23,8 +22,8 @@ func BenchmarkReportMerge(b *testing.B) {
 	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
 	holder := "actor-7d9f6c8b5-x2k4p_3f2a9c1b"
 	renew, duration := metav1.NewMicroTime(now.Add(-5*time.Second)), int32(15)
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: report.LeaseName},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &renew, LeaseDurationSeconds: &duration}}
+	lease := &kubeapi.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: report.LeaseName},
+		Spec: kubeapi.LeaseSpec{HolderIdentity: &holder, RenewTime: &renew, LeaseDurationSeconds: &duration}}
 	for _, n := range []int{1, wire.MaxActions} {
 		b.Run(fmt.Sprintf("actions=%d", n), func(b *testing.B) {
 			doc := report.Document{Revision: 42, Holder: holder, UpdatedAt: now}
@@ -39,7 +38,7 @@ func BenchmarkReportMerge(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: report.ConfigMapName},
+			cm := &kubeapi.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: report.ConfigMapName},
 				Data: map[string]string{report.Key: data}}
 			b.ReportAllocs()
 			b.ReportMetric(float64(len(data)), "doc-B")

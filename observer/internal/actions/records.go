@@ -3,10 +3,9 @@ package actions
 import (
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/report"
 )
 
@@ -38,7 +37,7 @@ func (r *leaseRecord) GetObjectMeta() metav1.Object {
 // not make tests decode strangers. A record passed in again is returned as is.
 func reportTransform(name string) func(obj any) (any, error) {
 	return func(obj any) (any, error) {
-		cm, ok := obj.(*corev1.ConfigMap)
+		cm, ok := obj.(*kubeapi.ConfigMap)
 		if !ok {
 			return obj, nil
 		}
@@ -51,7 +50,7 @@ func reportTransform(name string) func(obj any) (any, error) {
 }
 
 func leaseTransform(obj any) (any, error) {
-	l, ok := obj.(*coordinationv1.Lease)
+	l, ok := obj.(*kubeapi.Lease)
 	if !ok {
 		return obj, nil
 	}

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
@@ -45,8 +43,8 @@ type holders struct{ report, lease string }
 
 // Source reads the agent's namespace.
 type Source struct {
-	ConfigMaps kubeapi.Reader[*corev1.ConfigMapList]
-	Leases     kubeapi.Reader[*coordinationv1.LeaseList]
+	ConfigMaps kubeapi.Reader[*kubeapi.ConfigMapList]
+	Leases     kubeapi.Reader[*kubeapi.LeaseList]
 }
 
 // Names are the report ConfigMap's and the Lease's, as configured.
@@ -63,9 +61,9 @@ func New(src Source, namespace string, names Names, clk clock.Clock, log *slog.L
 		namespace: namespace, names: names, clk: clk, notify: notify, rearm: make(chan struct{}, 1),
 		log: log.With("configMap", namespace+"/"+names.ConfigMap, "lease", namespace+"/"+names.Lease),
 	}
-	w.reports = w.informer(&corev1.ConfigMap{}, reportTransform(names.ConfigMap),
+	w.reports = w.informer(&kubeapi.ConfigMap{}, reportTransform(names.ConfigMap),
 		kubeapi.ListWatch(src.ConfigMaps, kubeapi.Named(names.ConfigMap)))
-	w.leases = w.informer(&coordinationv1.Lease{}, leaseTransform,
+	w.leases = w.informer(&kubeapi.Lease{}, leaseTransform,
 		kubeapi.ListWatch(src.Leases, kubeapi.Named(names.Lease)))
 	return w
 }

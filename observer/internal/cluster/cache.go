@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -31,17 +30,17 @@ type Cache struct {
 }
 
 // Source is where the caches read from: kubeapi's resources in
-// production, fake typed clients in unit tests.
+// production, fake typed clients served through kubeapitest in unit tests.
 type Source struct {
-	Nodes  kubeapi.Reader[*corev1.NodeList]
+	Nodes  kubeapi.Reader[*kubeapi.NodeList]
 	Pods   kubeapi.Reader[*kubeapi.PodPhaseList] // every namespace
-	Events kubeapi.Reader[*corev1.EventList]     // every namespace
+	Events kubeapi.Reader[*kubeapi.EventList]    // every namespace
 }
 
 // New builds the informers; nothing talks to the apiserver until Run.
 func New(src Source, opts Options) *Cache {
 	c := &Cache{changed: make(chan struct{}, 1)}
-	c.nodes = c.add(&corev1.Node{}, nodeTransform, kubeapi.ListWatch(src.Nodes, kubeapi.Selectors{}))
+	c.nodes = c.add(&kubeapi.Node{}, nodeTransform, kubeapi.ListWatch(src.Nodes, kubeapi.Selectors{}))
 	// Pods need no handlers and no records: a reflector writes straight
 	// into the counting store.
 	c.pods = newPodStore(c.Signal)
@@ -49,8 +48,8 @@ func New(src Source, opts Options) *Cache {
 		&kubeapi.PodPhase{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"})
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here.
-	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning).String()}
-	c.events = c.add(&corev1.Event{}, eventTransform(opts.KeepEventMessages), kubeapi.ListWatch(src.Events, warnings))
+	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", kubeapi.EventTypeWarning).String()}
+	c.events = c.add(&kubeapi.Event{}, eventTransform(opts.KeepEventMessages), kubeapi.ListWatch(src.Events, warnings))
 	return c
 }
 

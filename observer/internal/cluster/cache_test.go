@@ -14,11 +14,10 @@ import (
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -47,7 +46,11 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
 		normal,
 	)
 	core := client.CoreV1()
-	c := New(Source{Nodes: core.Nodes(), Pods: phases{core.Pods("")}, Events: core.Events("")}, Options{KeepEventMessages: true})
+	c := New(Source{
+		Nodes:  kubeapitest.Reader[*kubeapi.Node, *kubeapi.NodeList](core.Nodes()),
+		Pods:   kubeapitest.Reader[*kubeapi.PodPhase, *kubeapi.PodPhaseList](core.Pods("")),
+		Events: kubeapitest.Reader[*kubeapi.Event, *kubeapi.EventList](core.Events("")),
+	}, Options{KeepEventMessages: true})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan struct{})
@@ -162,41 +165,7 @@ func pod(ns, name string, phase corev1.PodPhase) *corev1.Pod {
 
 // podPhase is pod as the observer's pod client decodes it.
 func podPhase(ns, name string, phase corev1.PodPhase) *kubeapi.PodPhase {
-	return asPodPhase(pod(ns, name, phase))
-}
-
-func asPodPhase(p *corev1.Pod) *kubeapi.PodPhase {
-	return &kubeapi.PodPhase{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name,
-		ResourceVersion: p.ResourceVersion}, Status: kubeapi.PodPhaseStatus{Phase: p.Status.Phase}}
-}
-
-// phases serves a fake clientset's pods as the observer's pod client
-// does, decoded to PodPhases.
-type phases struct{ pods typedcorev1.PodInterface }
-
-func (r phases) List(ctx context.Context, opts metav1.ListOptions) (*kubeapi.PodPhaseList, error) {
-	list, err := r.pods.List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	out := &kubeapi.PodPhaseList{ListMeta: list.ListMeta}
-	for i := range list.Items {
-		out.Items = append(out.Items, *asPodPhase(&list.Items[i]))
-	}
-	return out, nil
-}
-
-func (r phases) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := r.pods.Watch(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-		if p, ok := e.Object.(*corev1.Pod); ok {
-			e.Object = asPodPhase(p)
-		}
-		return e, true
-	}), nil
+	return kubeapitest.MustConvert[*kubeapi.PodPhase](pod(ns, name, phase))
 }
 
 type keyed interface{ *Node | *Event }

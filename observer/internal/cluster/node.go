@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 const (
@@ -14,7 +14,7 @@ const (
 )
 
 // NodeFrom derives the heartbeat's view of one Node from the typed object.
-func NodeFrom(n *corev1.Node) *Node {
+func NodeFrom(n *kubeapi.Node) *Node {
 	status, ready := readiness(n.Status.Conditions)
 	rec := &Node{
 		Name:           n.Name,
@@ -24,10 +24,10 @@ func NodeFrom(n *corev1.Node) *Node {
 		InstanceType:   n.Labels[instanceTypeLabel],
 		KubeletVersion: n.Status.NodeInfo.KubeletVersion,
 	}
-	if q, ok := n.Status.Capacity[corev1.ResourceCPU]; ok {
+	if q, ok := n.Status.Capacity[kubeapi.ResourceCPU]; ok {
 		rec.CPU = q.String()
 	}
-	if q, ok := n.Status.Capacity[corev1.ResourceMemory]; ok {
+	if q, ok := n.Status.Capacity[kubeapi.ResourceMemory]; ok {
 		rec.Memory = q.String()
 	}
 	return rec
@@ -35,15 +35,15 @@ func NodeFrom(n *corev1.Node) *Node {
 
 // readiness maps the Ready condition; a node without one is Unknown, because
 // nothing has vouched for it yet.
-func readiness(conds []corev1.NodeCondition) (string, bool) {
+func readiness(conds []kubeapi.Condition) (string, bool) {
 	for _, c := range conds {
-		if c.Type != corev1.NodeReady {
+		if c.Type != kubeapi.NodeReady {
 			continue
 		}
 		switch c.Status {
-		case corev1.ConditionTrue:
+		case kubeapi.ConditionTrue:
 			return "Ready", true
-		case corev1.ConditionFalse:
+		case kubeapi.ConditionFalse:
 			return "NotReady", false
 		default:
 			return "Unknown", false

@@ -6,6 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
 
 func TestRoles_KeySuffixesAndLegacyValueSortedOrWorker(t *testing.T) {
@@ -89,28 +92,28 @@ func TestRoles_KeySuffixesAndLegacyValueSortedOrWorker(t *testing.T) {
 }
 
 func TestReadiness_FromReadyConditionOnly(t *testing.T) {
-	cond := func(typ corev1.NodeConditionType, s corev1.ConditionStatus) corev1.NodeCondition {
-		return corev1.NodeCondition{Type: typ, Status: s}
+	cond := func(typ corev1.NodeConditionType, s corev1.ConditionStatus) kubeapi.Condition {
+		return kubeapi.Condition{Type: string(typ), Status: string(s)}
 	}
 	tests := []struct {
 		name      string
-		conds     []corev1.NodeCondition
+		conds     []kubeapi.Condition
 		wantState string
 		wantReady bool
 	}{
-		{"True gives Ready", []corev1.NodeCondition{cond(corev1.NodeReady, corev1.ConditionTrue)}, "Ready", true},
-		{"False gives NotReady", []corev1.NodeCondition{cond(corev1.NodeReady, corev1.ConditionFalse)}, "NotReady", false},
-		{"Unknown gives Unknown", []corev1.NodeCondition{cond(corev1.NodeReady, corev1.ConditionUnknown)}, "Unknown", false},
-		{"empty status gives Unknown", []corev1.NodeCondition{cond(corev1.NodeReady, "")}, "Unknown", false},
+		{"True gives Ready", []kubeapi.Condition{cond(corev1.NodeReady, corev1.ConditionTrue)}, "Ready", true},
+		{"False gives NotReady", []kubeapi.Condition{cond(corev1.NodeReady, corev1.ConditionFalse)}, "NotReady", false},
+		{"Unknown gives Unknown", []kubeapi.Condition{cond(corev1.NodeReady, corev1.ConditionUnknown)}, "Unknown", false},
+		{"empty status gives Unknown", []kubeapi.Condition{cond(corev1.NodeReady, "")}, "Unknown", false},
 		{"nil conditions give Unknown", nil, "Unknown", false},
 		{
 			name:      "other conditions without Ready give Unknown",
-			conds:     []corev1.NodeCondition{cond(corev1.NodeMemoryPressure, corev1.ConditionFalse)},
+			conds:     []kubeapi.Condition{cond(corev1.NodeMemoryPressure, corev1.ConditionFalse)},
 			wantState: "Unknown",
 		},
 		{
 			name: "Ready is found among other conditions",
-			conds: []corev1.NodeCondition{
+			conds: []kubeapi.Condition{
 				cond(corev1.NodeDiskPressure, corev1.ConditionFalse),
 				cond(corev1.NodeReady, corev1.ConditionTrue),
 			},
@@ -187,7 +190,7 @@ func TestNodeFrom_TypedFieldsOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := NodeFrom(tt.node); *got != *tt.want {
+			if got := NodeFrom(kubeapitest.MustConvert[*kubeapi.Node](tt.node)); *got != *tt.want {
 				t.Errorf("NodeFrom =\n%+v, want\n%+v", *got, *tt.want)
 			}
 		})

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -28,15 +27,15 @@ const (
 )
 
 // PhaseOf maps the API's phase string.
-func PhaseOf(p corev1.PodPhase) Phase {
+func PhaseOf(p string) Phase {
 	switch p {
-	case corev1.PodPending:
+	case kubeapi.PodPending:
 		return PhasePending
-	case corev1.PodRunning:
+	case kubeapi.PodRunning:
 		return PhaseRunning
-	case corev1.PodSucceeded:
+	case kubeapi.PodSucceeded:
 		return PhaseSucceeded
-	case corev1.PodFailed:
+	case kubeapi.PodFailed:
 		return PhaseFailed
 	}
 	return PhaseUnknown

@@ -69,32 +69,40 @@ func BenchmarkPodStore(b *testing.B) {
 	}
 }
 
-// BenchmarkPodDecode prints what decoding one pod of the harness's shape
-// costs: as client-go's generated decoder reads it (full) and as the
-// observer's pod client does (phase), which keeps name, namespace, resource
-// version and phase and steps over the rest.
-func BenchmarkPodDecode(b *testing.B) {
-	encoded := make([][]byte, 1000)
-	for i := range encoded {
-		data, err := benchPod(i).Marshal()
+// BenchmarkDecode prints what decoding one pod, node or Warning event of
+// the harness's shape costs: as client-go's generated decoder reads it
+// (full) and as the observer's clients do (kubeapi's partial decoders, which
+// keep the fields the heartbeat reads and step over the rest).
+func BenchmarkDecode(b *testing.B) {
+	encode := func(obj interface{ Marshal() ([]byte, error) }) []byte {
+		data, err := obj.Marshal()
 		if err != nil {
 			b.Fatal(err)
 		}
-		encoded[i] = data
+		return data
+	}
+	pods, nodes, events := make([][]byte, 1000), make([][]byte, 1000), make([][]byte, 1000)
+	for i := range 1000 {
+		pods[i], nodes[i], events[i] = encode(benchPod(i)), encode(benchNode(i)), encode(benchEvent(i))
 	}
 	decoders := []struct {
-		name   string
-		decode func([]byte) error
+		name    string
+		encoded [][]byte
+		decode  func([]byte) error
 	}{
-		{"full", func(data []byte) error { return new(corev1.Pod).Unmarshal(data) }},
-		{"phase", func(data []byte) error { return new(kubeapi.PodPhase).Unmarshal(data) }},
+		{"pod/full", pods, func(data []byte) error { return new(corev1.Pod).Unmarshal(data) }},
+		{"pod/phase", pods, func(data []byte) error { return new(kubeapi.PodPhase).Unmarshal(data) }},
+		{"node/full", nodes, func(data []byte) error { return new(corev1.Node).Unmarshal(data) }},
+		{"node/partial", nodes, func(data []byte) error { return new(kubeapi.Node).Unmarshal(data) }},
+		{"event/full", events, func(data []byte) error { return new(corev1.Event).Unmarshal(data) }},
+		{"event/partial", events, func(data []byte) error { return new(kubeapi.Event).Unmarshal(data) }},
 	}
 	for _, d := range decoders {
 		b.Run(d.name, func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if err := d.decode(encoded[i%len(encoded)]); err != nil {
+				if err := d.decode(d.encoded[i%len(d.encoded)]); err != nil {
 					b.Fatal(err)
 				}
 				i++

@@ -25,7 +25,7 @@ func TestPodStore_CountsLikeAMapOfKeysUnderRandomChurn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	signals := 0
 	store := newPodStore(func() { signals++ })
-	model := map[string]corev1.PodPhase{}
+	model := map[string]string{}
 	maxNamespaces := 0
 
 	randomPod := func() *kubeapi.PodPhase {
@@ -80,13 +80,13 @@ func TestPodStore_CountsLikeAMapOfKeysUnderRandomChurn(t *testing.T) {
 			}
 			ns, name, _ := strings.Cut(key, "/")
 			op = "update unchanged " + key
-			if err := store.Update(podPhase(ns, name, phase)); err != nil {
+			if err := store.Update(podPhase(ns, name, corev1.PodPhase(phase))); err != nil {
 				t.Fatal(err)
 			}
 		default:
 			op = "relist"
 			wantSignal = true
-			model = map[string]corev1.PodPhase{}
+			model = map[string]string{}
 			var items []any
 			for range rng.IntN(60) {
 				p := randomPod()
@@ -117,7 +117,7 @@ func TestPodStore_CountsLikeAMapOfKeysUnderRandomChurn(t *testing.T) {
 	}
 }
 
-func countModel(model map[string]corev1.PodPhase) wire.Pods {
+func countModel(model map[string]string) wire.Pods {
 	out := wire.Pods{Total: len(model)}
 	ns := map[string]int{}
 	for key, phase := range model {

@@ -1,9 +1,9 @@
 package cluster
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/slim"
 )
 
@@ -18,7 +18,7 @@ var (
 // eventTransform keeps the event message only when notes may leave the
 // cluster: a message the beat will never send should not sit in memory.
 func eventTransform(keepMessage bool) cache.TransformFunc {
-	return slim.Transform("event", func(e *corev1.Event) *Event { return EventFrom(e, keepMessage) })
+	return slim.Transform("event", func(e *kubeapi.Event) *Event { return EventFrom(e, keepMessage) })
 }
 
 // MachineKind and ReconcilingError identify machine-controller's retry-loop
@@ -32,13 +32,13 @@ const (
 // EventFrom compacts a Warning event. LastSeen prefers the series' last
 // observation, the truest "last seen" of a new-style event (closing G-14),
 // then lastTimestamp, eventTime and finally creationTimestamp.
-func EventFrom(e *corev1.Event, keepMessage bool) *Event {
+func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
 	rec := &Event{
 		Namespace: e.Namespace,
 		Name:      e.Name,
 		Reason:    e.Reason,
 		Kind:      e.InvolvedObject.Kind,
-		Warning:   e.Type == corev1.EventTypeWarning,
+		Warning:   e.Type == kubeapi.EventTypeWarning,
 		Count:     e.Count,
 	}
 	if e.InvolvedObject.Kind == MachineKind {
@@ -60,5 +60,8 @@ func EventFrom(e *corev1.Event, keepMessage bool) *Event {
 	default:
 		rec.LastSeen = e.CreationTimestamp.Time
 	}
+	// The protobuf decoder gives local times; records hold UTC, so they
+	// compare equal whatever the process's time zone.
+	rec.LastSeen = rec.LastSeen.UTC()
 	return rec
 }

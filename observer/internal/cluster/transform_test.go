@@ -8,6 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
 
 var t0 = time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
@@ -82,7 +85,7 @@ func TestEventFrom_LastSeenPrecedence(t *testing.T) {
 			if !tt.evTime.IsZero() {
 				e.EventTime = metav1.NewMicroTime(tt.evTime)
 			}
-			if got := EventFrom(e, false).LastSeen; !got.Equal(tt.want) {
+			if got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false).LastSeen; !got.Equal(tt.want) {
 				t.Errorf("LastSeen = %v, want %v", got, tt.want)
 			}
 		})
@@ -126,7 +129,7 @@ func TestEventFrom_MessageKeptOnlyWhenAllowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := EventFrom(tt.event, tt.keepMessage); !reflect.DeepEqual(got, tt.want) {
+			if got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](tt.event), tt.keepMessage); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("EventFrom =\n%+v, want\n%+v", got, tt.want)
 			}
 		})
@@ -141,6 +144,7 @@ func TestTransforms_CompactIdempotentAndRewrapTombstones(t *testing.T) {
 		},
 	}
 	nodeRec := &Node{Name: "wrk-b", Status: "Ready", Ready: true, Roles: "worker"}
+	event := kubeapitest.MustConvert[*kubeapi.Event](warning("shop", "web-0.17f"))
 	pod := podPhase("shop", "web-0", corev1.PodRunning)
 	podRec := &Pod{Key: "shop/web-0", Phase: PhaseRunning}
 	eventRec := &Event{
@@ -156,20 +160,20 @@ func TestTransforms_CompactIdempotentAndRewrapTombstones(t *testing.T) {
 		in        any
 		want      any
 	}{
-		{"node becomes a record", nodeTransform, node, nodeRec},
+		{"node becomes a record", nodeTransform, kubeapitest.MustConvert[*kubeapi.Node](node), nodeRec},
 		{"node record passes through", nodeTransform, nodeRec, nodeRec},
-		{"node tombstone is re-wrapped around a record", nodeTransform, tomb("wrk-b", node), tomb("wrk-b", nodeRec)},
+		{"node tombstone is re-wrapped around a record", nodeTransform, tomb("wrk-b", kubeapitest.MustConvert[*kubeapi.Node](node)), tomb("wrk-b", nodeRec)},
 		{"node tombstone of a record is unchanged", nodeTransform, tomb("wrk-b", nodeRec), tomb("wrk-b", nodeRec)},
 		{"empty node tombstone is unchanged", nodeTransform, tomb("wrk-b", nil), tomb("wrk-b", nil)},
 		{"pod becomes a record", podTransform, pod, podRec},
 		{"pod record passes through", podTransform, podRec, podRec},
 		{"pod tombstone is re-wrapped around a record", podTransform, tomb("shop/web-0", pod), tomb("shop/web-0", podRec)},
-		{"event becomes a record without message", eventTransform(false), warning("shop", "web-0.17f"), eventRec},
+		{"event becomes a record without message", eventTransform(false), event, eventRec},
 		{"event record passes through", eventTransform(false), eventRec, eventRec},
 		{
 			name:      "event tombstone is re-wrapped around a record",
 			transform: eventTransform(false),
-			in:        tomb("shop/web-0.17f", warning("shop", "web-0.17f")),
+			in:        tomb("shop/web-0.17f", event),
 			want:      tomb("shop/web-0.17f", eventRec),
 		},
 	}

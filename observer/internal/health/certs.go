@@ -10,11 +10,10 @@ import (
 	"net"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/slim"
 )
 
@@ -31,15 +30,15 @@ func (c *CSR) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: c.
 // CSRFrom compacts a CertificateSigningRequest. The expiry comes only from
 // the first PEM CERTIFICATE block of status.certificate, parsed as X.509;
 // anything that does not parse leaves it zero.
-func CSRFrom(c *certificatesv1.CertificateSigningRequest) *CSR {
+func CSRFrom(c *kubeapi.CertificateSigningRequest) *CSR {
 	rec := &CSR{Name: c.Name, NotAfter: certNotAfter(c.Status.Certificate)}
 	approved, refused := false, false
 	for _, cond := range c.Status.Conditions {
 		switch cond.Type {
-		case certificatesv1.CertificateApproved:
-			approved = cond.Status == corev1.ConditionTrue
-		case certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
-			refused = refused || cond.Status != corev1.ConditionFalse
+		case kubeapi.CertificateApproved:
+			approved = cond.Status == kubeapi.ConditionTrue
+		case kubeapi.CertificateDenied, kubeapi.CertificateFailed:
+			refused = refused || cond.Status != kubeapi.ConditionFalse
 		}
 	}
 	rec.Approved = approved && !refused

@@ -13,6 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
 
 func csr(name string, cert []byte, conds ...certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequest {
@@ -63,7 +66,7 @@ func TestCSRFrom_ReadsApprovalAndTheFirstCertificateOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CSRFrom(tt.in); !reflect.DeepEqual(got, tt.want) {
+			if got := CSRFrom(kubeapitest.MustConvert[*kubeapi.CertificateSigningRequest](tt.in)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
 		})

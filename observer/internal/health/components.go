@@ -4,12 +4,11 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"kubehz.dev/agent/shared/wire"
-
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/slim"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // Component status values on the wire.
@@ -53,11 +52,11 @@ func (p *Pod) GetObjectMeta() metav1.Object {
 }
 
 // PodFrom compacts a Pod.
-func PodFrom(p *corev1.Pod) *Pod {
-	rec := &Pod{Namespace: p.Namespace, Name: p.Name, Component: p.Labels["component"], Phase: string(p.Status.Phase)}
+func PodFrom(p *kubeapi.Pod) *Pod {
+	rec := &Pod{Namespace: p.Namespace, Name: p.Name, Component: p.Labels["component"], Phase: p.Status.Phase}
 	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			rec.Ready = c.Status == corev1.ConditionTrue
+		if c.Type == kubeapi.PodReady {
+			rec.Ready = c.Status == kubeapi.ConditionTrue
 		}
 	}
 	return rec
@@ -86,7 +85,7 @@ func ControlPlane(readyz *Readyz, pods []*Pod) []wire.Component {
 		if !ok {
 			continue
 		}
-		seen[name] = seen[name] || (p.Phase == string(corev1.PodRunning) && p.Ready)
+		seen[name] = seen[name] || (p.Phase == kubeapi.PodRunning && p.Ready)
 	}
 	for name, ready := range seen {
 		out = append(out, wire.Component{Name: name, Status: status(ready)})

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -41,7 +43,7 @@ func TestPodFrom_KeepsComponentPhaseAndReadiness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := PodFrom(tt.pod); !reflect.DeepEqual(got, tt.want) {
+			if got := PodFrom(kubeapitest.MustConvert[*kubeapi.Pod](tt.pod)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -49,7 +51,7 @@ func TestPodFrom_KeepsComponentPhaseAndReadiness(t *testing.T) {
 }
 
 func TestPodTransform_IsIdempotentAndUnwrapsTombstones(t *testing.T) {
-	rec, err := podTransform(staticPod("kube-scheduler-ctl-a", "kube-scheduler", corev1.PodRunning, corev1.ConditionTrue))
+	rec, err := podTransform(kubeapitest.MustConvert[*kubeapi.Pod](staticPod("kube-scheduler-ctl-a", "kube-scheduler", corev1.PodRunning, corev1.ConditionTrue)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestPodTransform_IsIdempotentAndUnwrapsTombstones(t *testing.T) {
 		t.Fatalf("second pass = %v, %v; want the same record", again, err)
 	}
 	tomb, err := podTransform(cache.DeletedFinalStateUnknown{Key: "kube-system/x",
-		Obj: staticPod("x", "kube-scheduler", corev1.PodRunning, corev1.ConditionFalse)})
+		Obj: kubeapitest.MustConvert[*kubeapi.Pod](staticPod("x", "kube-scheduler", corev1.PodRunning, corev1.ConditionFalse))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"kubehz.dev/agent/observer/internal/testrun"
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -79,7 +80,8 @@ type harness struct {
 }
 
 func fakeSource(client *fake.Clientset) Source {
-	return Source{Pods: client.CoreV1().Pods("kube-system"), CSRs: client.CertificatesV1().CertificateSigningRequests()}
+	return Source{Pods: kubeapitest.Reader[*kubeapi.Pod, *kubeapi.PodList](client.CoreV1().Pods("kube-system")),
+		CSRs: kubeapitest.Reader[*kubeapi.CertificateSigningRequest, *kubeapi.CertificateSigningRequestList](client.CertificatesV1().CertificateSigningRequests())}
 }
 
 // start runs a Monitor over the fake clientset and, when stub is not nil, the

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -26,7 +24,7 @@ const probeTimeout = 15 * time.Second
 
 // Monitor keeps the latest control-plane components and certificate expiry.
 type Monitor struct {
-	csrReader kubeapi.Reader[*certificatesv1.CertificateSigningRequestList]
+	csrReader kubeapi.Reader[*kubeapi.CertificateSigningRequestList]
 	readyz    rest.Interface // nil: no readyz probe (unit tests without a stub)
 	restCfg   *rest.Config
 	clk       clock.Clock
@@ -47,8 +45,8 @@ type Monitor struct {
 
 // Source is what the monitor reads.
 type Source struct {
-	Pods kubeapi.Reader[*corev1.PodList] // in kube-system
-	CSRs kubeapi.Reader[*certificatesv1.CertificateSigningRequestList]
+	Pods kubeapi.Reader[*kubeapi.PodList] // in kube-system
+	CSRs kubeapi.Reader[*kubeapi.CertificateSigningRequestList]
 	Raw  rest.Interface // for /readyz; nil: no readyz probe
 }
 
@@ -61,7 +59,7 @@ func New(src Source, restCfg *rest.Config, clk clock.Clock, interval time.Durati
 		clk: clk, interval: interval, log: log, notify: notify,
 		podsChanged: make(chan struct{}, 1),
 	}
-	m.pods, m.podsCtrl = informer(&corev1.Pod{}, podTransform,
+	m.pods, m.podsCtrl = informer(&kubeapi.Pod{}, podTransform,
 		kubeapi.ListWatch(src.Pods, kubeapi.Selectors{Label: controlPlaneSelector}), m.podsChanged)
 	return m
 }
@@ -93,7 +91,7 @@ func informer(example runtime.Object, t cache.TransformFunc,
 }
 
 func (m *Monitor) csrInformer() (cache.Store, cache.Controller) {
-	return informer(&certificatesv1.CertificateSigningRequest{}, csrTransform,
+	return informer(&kubeapi.CertificateSigningRequest{}, csrTransform,
 		kubeapi.ListWatch(m.csrReader, kubeapi.Selectors{}), nil) // certificate changes wait for the next beat
 }
 

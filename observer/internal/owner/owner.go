@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -60,7 +59,7 @@ type Watcher struct {
 // New watches kubehz-agent-config in the namespace configMaps reads. The RBAC grants get, list and
 // watch on that name only, which list and watch satisfy through the
 // metadata.name field selector.
-func New(configMaps kubeapi.Reader[*corev1.ConfigMapList], log *slog.Logger, notify func()) *Watcher {
+func New(configMaps kubeapi.Reader[*kubeapi.ConfigMapList], log *slog.Logger, notify func()) *Watcher {
 	lw := kubeapi.ListWatch(configMaps, kubeapi.Named(ConfigMapName))
 	return &Watcher{lw: lw, log: log, notify: notify, beat: true}
 }
@@ -69,10 +68,10 @@ func New(configMaps kubeapi.Reader[*corev1.ConfigMapList], log *slog.Logger, not
 func (w *Watcher) Run(ctx context.Context) error {
 	store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: w.lw,
-		ObjectType:    &corev1.ConfigMap{},
+		ObjectType:    &kubeapi.ConfigMap{},
 		// Only the one value is kept, never the rest of the ConfigMap.
 		Transform: func(obj any) (any, error) {
-			if cm, ok := obj.(*corev1.ConfigMap); ok {
+			if cm, ok := obj.(*kubeapi.ConfigMap); ok {
 				v, has := cm.Data[Key]
 				return &marker{namespace: cm.Namespace, name: cm.Name, value: v, has: has}, nil
 			}

@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,7 +33,7 @@ func TestWatcher_FollowsTheMarkerAndStopsCleanly(t *testing.T) {
 	}
 	client := fake.NewClientset(marker)
 	notified := make(chan struct{}, 8)
-	w := New(client.CoreV1().ConfigMaps("kubehz-system"), slog.New(slog.DiscardHandler), func() { notified <- struct{}{} })
+	w := New(kubeapitest.Reader[*kubeapi.ConfigMap, *kubeapi.ConfigMapList](client.CoreV1().ConfigMaps("kubehz-system")), slog.New(slog.DiscardHandler), func() { notified <- struct{}{} })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()

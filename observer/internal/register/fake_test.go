@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,7 +39,7 @@ var secretsGR = schema.GroupResource{Resource: "secrets"}
 type fakeSecrets struct {
 	mu        sync.Mutex
 	ns        string
-	store     map[string]*corev1.Secret
+	store     map[string]*kubeapi.Secret
 	getErr    map[string]error
 	createErr error
 	onCreate  func(f *fakeSecrets)
@@ -47,15 +48,15 @@ type fakeSecrets struct {
 
 var _ Secrets = (*fakeSecrets)(nil)
 
-func newFakeSecrets(objs ...*corev1.Secret) *fakeSecrets {
-	f := &fakeSecrets{ns: "kubehz-system", store: map[string]*corev1.Secret{}, getErr: map[string]error{}}
+func newFakeSecrets(objs ...*kubeapi.Secret) *fakeSecrets {
+	f := &fakeSecrets{ns: "kubehz-system", store: map[string]*kubeapi.Secret{}, getErr: map[string]error{}}
 	for _, o := range objs {
 		f.store[o.Name] = o.DeepCopy()
 	}
 	return f
 }
 
-func (f *fakeSecrets) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.Secret, error) {
+func (f *fakeSecrets) Get(_ context.Context, name string, _ metav1.GetOptions) (*kubeapi.Secret, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.getErr[name]; err != nil {
@@ -68,7 +69,7 @@ func (f *fakeSecrets) Get(_ context.Context, name string, _ metav1.GetOptions) (
 	return s.DeepCopy(), nil
 }
 
-func (f *fakeSecrets) Create(_ context.Context, s *corev1.Secret, _ metav1.CreateOptions) (*corev1.Secret, error) {
+func (f *fakeSecrets) Create(_ context.Context, s *kubeapi.Secret, _ metav1.CreateOptions) (*kubeapi.Secret, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates++
@@ -85,7 +86,7 @@ func (f *fakeSecrets) Create(_ context.Context, s *corev1.Secret, _ metav1.Creat
 	return s.DeepCopy(), nil
 }
 
-func (f *fakeSecrets) secret(name string) *corev1.Secret {
+func (f *fakeSecrets) secret(name string) *kubeapi.Secret {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.store[name]

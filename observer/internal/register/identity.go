@@ -12,9 +12,9 @@ import (
 	"log/slog"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/token"
 )
 
@@ -76,7 +76,7 @@ func sha256Hex(s string) string {
 // FromSecret reads an identity that already exists (made by an earlier run
 // or by lok8s). Values are trimmed, as the observer trims the token. The
 // errors name what is wrong, never a value.
-func FromSecret(s *corev1.Secret) (Identity, error) {
+func FromSecret(s *kubeapi.Secret) (Identity, error) {
 	tok := strings.TrimSpace(string(s.Data[TokenKey]))
 	if err := token.Validate(tok); err != nil {
 		return Identity{}, fmt.Errorf("key %s: %w", TokenKey, err)
@@ -118,11 +118,11 @@ func labels() map[string]string {
 // NewSecret is the identity Secret to create. It is immutable: the
 // identity is never rotated in place, and the apiserver then refuses any
 // update, whoever asks.
-func NewSecret(namespace, name string, id Identity) *corev1.Secret {
+func NewSecret(namespace, name string, id Identity) *kubeapi.Secret {
 	immutable := true
-	return &corev1.Secret{
+	return &kubeapi.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels()},
-		Type:       corev1.SecretTypeOpaque,
+		Type:       kubeapi.SecretTypeOpaque,
 		Immutable:  &immutable,
 		Data: map[string][]byte{
 			TokenKey: []byte(id.Token.Reveal()),

@@ -9,8 +9,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	corev1 "k8s.io/api/core/v1"
-
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/token"
 )
 
@@ -79,7 +78,7 @@ func TestFromSecret_TrimsAndRefusesWhatIsNotAnIdentity(t *testing.T) {
 			if tt.claim != "" {
 				data["claim-code"] = []byte(tt.claim)
 			}
-			id, err := FromSecret(&corev1.Secret{Data: data})
+			id, err := FromSecret(&kubeapi.Secret{Data: data})
 			if tt.wantErr == "" {
 				if err != nil || id.Token.Reveal() != strings.TrimSpace(tt.token) || string(id.Claim) != strings.TrimSpace(tt.claim) {
 					t.Fatalf("got %v, %v", id, err)
@@ -121,7 +120,7 @@ func TestBindFromSecret_TrimsAndRefusesEmptyOrOdd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := BindFromSecret(&corev1.Secret{Data: map[string][]byte{"bind-secret": []byte(tt.value)}})
+			got, err := BindFromSecret(&kubeapi.Secret{Data: map[string][]byte{"bind-secret": []byte(tt.value)}})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
@@ -146,7 +145,7 @@ func FuzzFromSecret_NeverPanicsNorQuotesTheValue(f *testing.F) {
 	f.Add([]byte(fixedToken), []byte(fixedClaim), []byte("bind"))
 	f.Add([]byte("khz_agt_"), []byte("khzc_\x00"), []byte(" \n"))
 	f.Fuzz(func(t *testing.T, tok, claim, bind []byte) {
-		s := &corev1.Secret{Data: map[string][]byte{"agent-token": tok, "claim-code": claim, "bind-secret": bind}}
+		s := &kubeapi.Secret{Data: map[string][]byte{"agent-token": tok, "claim-code": claim, "bind-secret": bind}}
 		// The guards keep a value that happens to spell part of a message
 		// from counting: no message has 16 bytes without a space, or 100.
 		code := bytes.TrimPrefix(claim, []byte("khzc_"))

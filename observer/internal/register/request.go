@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // Request is the body of POST /api/clusters/agent-register. The platform
@@ -37,7 +37,7 @@ const (
 
 // BindFromSecret reads the one-time bind secret, trimmed. Errors name what
 // is wrong, never the value.
-func BindFromSecret(s *corev1.Secret) (string, error) {
+func BindFromSecret(s *kubeapi.Secret) (string, error) {
 	v := strings.TrimSpace(string(s.Data[BindKey]))
 	switch {
 	case v == "":

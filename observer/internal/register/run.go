@@ -8,19 +8,19 @@ import (
 	"log/slog"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // Secrets is the register command's whole Kubernetes API: get and create in
 // one namespace, exactly what its Role grants.
 type Secrets interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Secret, error)
-	Create(ctx context.Context, s *corev1.Secret, opts metav1.CreateOptions) (*corev1.Secret, error)
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*kubeapi.Secret, error)
+	Create(ctx context.Context, s *kubeapi.Secret, opts metav1.CreateOptions) (*kubeapi.Secret, error)
 }
 
 // apiTimeout bounds each Secret call, so a slow apiserver fails the Job
@@ -120,7 +120,7 @@ func ensureIdentity(ctx context.Context, secrets Secrets, cfg config.Register, r
 
 // existing reads an identity Secret; a malformed one is for a person to fix
 // (exit 2), never for this command to overwrite.
-func existing(s *corev1.Secret, ref string) (Identity, error) {
+func existing(s *kubeapi.Secret, ref string) (Identity, error) {
 	id, err := FromSecret(s)
 	if err != nil {
 		return Identity{}, &config.Error{Problems: []config.Problem{{Var: "Secret " + ref, Reason: err.Error()}}}
@@ -128,7 +128,7 @@ func existing(s *corev1.Secret, ref string) (Identity, error) {
 	return id, nil
 }
 
-func get(ctx context.Context, secrets Secrets, name string) (*corev1.Secret, error) {
+func get(ctx context.Context, secrets Secrets, name string) (*kubeapi.Secret, error) {
 	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
 	return secrets.Get(ctx, name, metav1.GetOptions{})

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/token"
 )
@@ -131,7 +131,7 @@ func TestRun_LosingTheCreateRaceAdoptsTheWinnersIdentity(t *testing.T) {
 }
 
 func TestRun_MalformedExistingSecretIsBadConfigAndLeftAlone(t *testing.T) {
-	bad := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent"}, Data: map[string][]byte{"agent-token": []byte("khz_agt_short")}}
+	bad := &kubeapi.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent"}, Data: map[string][]byte{"agent-token": []byte("khz_agt_short")}}
 	secrets := newFakeSecrets(bad)
 	a := &fakeAnnouncer{}
 	_, _, err := runOnce(t, secrets, a)
@@ -144,7 +144,7 @@ func TestRun_MalformedExistingSecretIsBadConfigAndLeftAlone(t *testing.T) {
 }
 
 func TestRun_PresentsTheBindSecretWhenItExists(t *testing.T) {
-	bind := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent-bind"}, Data: map[string][]byte{"bind-secret": []byte("one-time-123\n")}}
+	bind := &kubeapi.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent-bind"}, Data: map[string][]byte{"bind-secret": []byte("one-time-123\n")}}
 	a := &fakeAnnouncer{}
 	if _, _, err := runOnce(t, newFakeSecrets(bind), a); err != nil {
 		t.Fatal(err)

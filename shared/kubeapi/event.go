@@ -1,0 +1,157 @@
+package kubeapi
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Event is a v1 Event as the heartbeat reads it. Its source, related
+// object, action and reporting fields are stepped over.
+type Event struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	InvolvedObject ObjectReference  `json:"involvedObject"`
+	Reason         string           `json:"reason,omitempty"`
+	Message        string           `json:"message,omitempty"`
+	LastTimestamp  metav1.Time      `json:"lastTimestamp,omitempty"`
+	Count          int32            `json:"count,omitempty"`
+	Type           string           `json:"type,omitempty"`
+	EventTime      metav1.MicroTime `json:"eventTime,omitempty"`
+	Series         *EventSeries     `json:"series,omitempty"`
+}
+
+// ObjectReference is the part of an event's involved object the heartbeat
+// reads.
+type ObjectReference struct {
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+}
+
+// EventSeries is the part of an event series the heartbeat reads.
+type EventSeries struct {
+	LastObservedTime metav1.MicroTime `json:"lastObservedTime,omitempty"`
+}
+
+// EventList is a v1 EventList of Events.
+type EventList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Event `json:"items"`
+}
+
+// EventTypeWarning is the type of the only events the observer counts.
+const EventTypeWarning = "Warning"
+
+// Fields of k8s.io/api/core/v1's Event that Event reads.
+const (
+	eventInvolvedObject = 2
+	eventReason         = 3
+	eventMessage        = 4
+	eventLastTimestamp  = 7
+	eventCount          = 8
+	eventType           = 9
+	eventEventTime      = 10
+	eventSeries         = 11
+
+	referenceKind, referenceNamespace, referenceName = 1, 2, 3
+	seriesLastObservedTime                           = 2
+)
+
+var (
+	eventFields = []field{
+		{objectMetadata, lenType}, {eventInvolvedObject, lenType}, {eventReason, lenType}, {eventMessage, lenType},
+		{eventLastTimestamp, lenType}, {eventCount, varintType}, {eventType, lenType}, {eventEventTime, lenType},
+		{eventSeries, lenType},
+	}
+	eventMetaFields = append(slices.Clip(keyFields), field{metaCreationTimestamp, lenType})
+	referenceFields = []field{{referenceKind, lenType}, {referenceNamespace, lenType}, {referenceName, lenType}}
+	seriesFields    = []field{{seriesLastObservedTime, lenType}}
+)
+
+// Unmarshal decodes a protobuf Event, keeping only what Event holds.
+func (e *Event) Unmarshal(b []byte) error {
+	return eachField(b, "Event", eventFields, func(num protowire.Number, v []byte) error {
+		switch num {
+		case objectMetadata:
+			return unmarshalMeta(&e.ObjectMeta, v, eventMetaFields)
+		case eventInvolvedObject:
+			return e.InvolvedObject.unmarshal(v)
+		case eventReason:
+			e.Reason = string(v)
+		case eventMessage:
+			e.Message = string(v)
+		case eventLastTimestamp:
+			return e.LastTimestamp.Unmarshal(v)
+		case eventCount:
+			e.Count = int32(varint(v)) //nolint:gosec // int32 on the wire, sign-extended to 64 bits
+		case eventType:
+			e.Type = string(v)
+		case eventEventTime:
+			return e.EventTime.Unmarshal(v)
+		case eventSeries:
+			if e.Series == nil { // a repeated message merges, as protobuf's do
+				e.Series = &EventSeries{}
+			}
+			return eachField(v, "EventSeries", seriesFields, func(_ protowire.Number, v []byte) error {
+				return e.Series.LastObservedTime.Unmarshal(v)
+			})
+		}
+		return nil
+	})
+}
+
+func (r *ObjectReference) unmarshal(b []byte) error {
+	return eachField(b, "ObjectReference", referenceFields, func(num protowire.Number, v []byte) error {
+		switch num {
+		case referenceKind:
+			r.Kind = string(v)
+		case referenceNamespace:
+			r.Namespace = string(v)
+		default:
+			r.Name = string(v)
+		}
+		return nil
+	})
+}
+
+// Unmarshal decodes a protobuf EventList.
+func (l *EventList) Unmarshal(b []byte) error {
+	return unmarshalList(b, "Event", &l.ListMeta, &l.Items)
+}
+
+// Reset is called by the protobuf serializer before Unmarshal.
+func (e *Event) Reset() { *e = Event{} }
+
+// Reset is called by the protobuf serializer before Unmarshal.
+func (l *EventList) Reset() { *l = EventList{} }
+
+// DeepCopyInto copies e into out.
+func (e *Event) DeepCopyInto(out *Event) {
+	*out = *e
+	e.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	e.LastTimestamp.DeepCopyInto(&out.LastTimestamp)
+	e.EventTime.DeepCopyInto(&out.EventTime)
+	if e.Series != nil {
+		out.Series = &EventSeries{}
+		e.Series.LastObservedTime.DeepCopyInto(&out.Series.LastObservedTime)
+	}
+}
+
+// DeepCopy copies e; defined so that the embedded metadata's is not promoted.
+func (e *Event) DeepCopy() *Event { return deepCopy(e) }
+
+// DeepCopyObject implements runtime.Object.
+func (e *Event) DeepCopyObject() runtime.Object { return e.DeepCopy() }
+
+// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
+func (l *EventList) DeepCopy() *EventList {
+	return &EventList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *EventList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

@@ -1,0 +1,162 @@
+package kubeapi
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Node is a v1 Node as the heartbeat reads it: its key and labels, the cpu
+// and memory of its capacity, its conditions and its kubelet's version. The
+// rest (images, addresses, the spec, managedFields) is stepped over.
+type Node struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Status            NodeStatus `json:"status,omitempty"`
+}
+
+// NodeStatus is the part of a node's status the heartbeat reads.
+type NodeStatus struct {
+	// Capacity holds the "cpu" and "memory" entries only.
+	Capacity   map[string]resource.Quantity `json:"capacity,omitempty"`
+	Conditions []Condition                  `json:"conditions,omitempty"`
+	NodeInfo   NodeInfo                     `json:"nodeInfo,omitempty"`
+}
+
+// NodeInfo is the part of a node's system info the heartbeat reads.
+type NodeInfo struct {
+	KubeletVersion string `json:"kubeletVersion,omitempty"`
+}
+
+// Condition is the type and status of any kind's condition.
+type Condition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+}
+
+// NodeList is a v1 NodeList of Nodes.
+type NodeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Node `json:"items"`
+}
+
+// Capacity resources a Node keeps.
+const (
+	ResourceCPU    = "cpu"
+	ResourceMemory = "memory"
+)
+
+// Fields of k8s.io/api/core/v1's Node that Node reads.
+const (
+	nodeStatus                     = 3
+	nodeStatusCapacity             = 1
+	nodeStatusConditions           = 4
+	nodeStatusNodeInfo             = 7
+	conditionType, conditionStatus = 1, 2
+	nodeInfoKubeletVersion         = 7
+)
+
+var (
+	nodeFields       = []field{{objectMetadata, lenType}, {nodeStatus, lenType}}
+	nodeMetaFields   = append(slices.Clip(keyFields), field{metaLabels, lenType})
+	nodeStatusFields = []field{{nodeStatusCapacity, lenType}, {nodeStatusConditions, lenType}, {nodeStatusNodeInfo, lenType}}
+	conditionFields  = []field{{conditionType, lenType}, {conditionStatus, lenType}}
+	nodeInfoFields   = []field{{nodeInfoKubeletVersion, lenType}}
+)
+
+// Unmarshal decodes a protobuf Node, keeping only what Node holds.
+func (n *Node) Unmarshal(b []byte) error {
+	return eachField(b, "Node", nodeFields, func(num protowire.Number, v []byte) error {
+		if num == objectMetadata {
+			return unmarshalMeta(&n.ObjectMeta, v, nodeMetaFields)
+		}
+		return n.Status.unmarshal(v)
+	})
+}
+
+func (s *NodeStatus) unmarshal(b []byte) error {
+	return eachField(b, "NodeStatus", nodeStatusFields, func(num protowire.Number, v []byte) error {
+		switch num {
+		case nodeStatusCapacity:
+			key, value, err := unmarshalMapEntry(v, "capacity")
+			if err != nil || (string(key) != ResourceCPU && string(key) != ResourceMemory) {
+				return err
+			}
+			var q resource.Quantity
+			if err := q.Unmarshal(value); err != nil {
+				return err
+			}
+			if s.Capacity == nil {
+				s.Capacity = map[string]resource.Quantity{}
+			}
+			s.Capacity[string(key)] = q
+		case nodeStatusConditions:
+			var c Condition
+			if err := c.unmarshal(v); err != nil {
+				return err
+			}
+			s.Conditions = append(s.Conditions, c)
+		default:
+			return eachField(v, "NodeSystemInfo", nodeInfoFields, func(_ protowire.Number, v []byte) error {
+				s.NodeInfo.KubeletVersion = string(v)
+				return nil
+			})
+		}
+		return nil
+	})
+}
+
+// unmarshal reads the type and status of any kind's condition: every
+// built-in condition type numbers them 1 and 2.
+func (c *Condition) unmarshal(b []byte) error {
+	return eachField(b, "condition", conditionFields, func(num protowire.Number, v []byte) error {
+		if num == conditionType {
+			c.Type = string(v)
+		} else {
+			c.Status = string(v)
+		}
+		return nil
+	})
+}
+
+// Unmarshal decodes a protobuf NodeList.
+func (l *NodeList) Unmarshal(b []byte) error {
+	return unmarshalList(b, "Node", &l.ListMeta, &l.Items)
+}
+
+// Reset is called by the protobuf serializer before Unmarshal.
+func (n *Node) Reset() { *n = Node{} }
+
+// Reset is called by the protobuf serializer before Unmarshal.
+func (l *NodeList) Reset() { *l = NodeList{} }
+
+// DeepCopyInto copies n into out.
+func (n *Node) DeepCopyInto(out *Node) {
+	out.TypeMeta = n.TypeMeta
+	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Status = NodeStatus{NodeInfo: n.Status.NodeInfo, Conditions: slices.Clone(n.Status.Conditions)}
+	if n.Status.Capacity != nil {
+		out.Status.Capacity = make(map[string]resource.Quantity, len(n.Status.Capacity))
+		for k, q := range n.Status.Capacity {
+			out.Status.Capacity[k] = q.DeepCopy()
+		}
+	}
+}
+
+// DeepCopy copies n; defined so that the embedded metadata's is not promoted.
+func (n *Node) DeepCopy() *Node { return deepCopy(n) }
+
+// DeepCopyObject implements runtime.Object.
+func (n *Node) DeepCopyObject() runtime.Object { return n.DeepCopy() }
+
+// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
+func (l *NodeList) DeepCopy() *NodeList {
+	return &NodeList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *NodeList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

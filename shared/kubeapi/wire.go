@@ -1,0 +1,171 @@
+package kubeapi
+
+import (
+	"fmt"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The protobuf decoders of this package read a few fields of objects the
+// apiserver sends whole, and step over the rest without allocating. Field
+// numbers are those of k8s.io/api's and k8s.io/apimachinery's
+// generated.proto.
+
+// field is one field a decoder reads, with the wire type it must arrive in.
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+}
+
+const (
+	lenType    = protowire.BytesType  // strings, bytes, messages, map entries
+	varintType = protowire.VarintType // int32, int64, bool
+)
+
+// Fields every kind's decoder shares.
+const (
+	listMetadata, listItems    = 1, 2
+	objectMetadata             = 1
+	mapEntryKey, mapEntryValue = 1, 2
+
+	metaName, metaNamespace = 1, 3
+	metaResourceVersion     = 6
+	metaCreationTimestamp   = 8
+	metaLabels              = 11
+	metaAnnotations         = 12
+
+	initialEventsAnnotationsPrefix = "k8s.io/initial-events-"
+)
+
+var (
+	listFields = []field{{listMetadata, lenType}, {listItems, lenType}}
+	mapEntry   = []field{{mapEntryKey, lenType}, {mapEntryValue, lenType}}
+
+	// keyFields is what an informer reads of any object's metadata: its key,
+	// its resource version and the annotations the apiserver sets on a
+	// watch-list bookmark (the reflector reads "k8s.io/initial-events-end" to
+	// know the initial list has ended). The object's own annotations are
+	// skipped, as are its labels unless a kind asks for them.
+	keyFields = []field{{metaName, lenType}, {metaNamespace, lenType}, {metaResourceVersion, lenType}, {metaAnnotations, lenType}}
+)
+
+// eachField calls fn, in order, with the number and value of every field of
+// the message b that read names, and steps over the others. The value is the
+// payload of a length-delimited field, or the bytes of a varint (read them
+// with protowire.ConsumeVarint). A read field in another wire type, or a
+// truncated or malformed message, is an error, as it is for the generated
+// decoders.
+func eachField(b []byte, message string, read []field, fn func(protowire.Number, []byte) error) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return fmt.Errorf("decode %s: %w", message, protowire.ParseError(n))
+		}
+		b = b[n:]
+		i := slices.IndexFunc(read, func(f field) bool { return f.num == num })
+		if i >= 0 && typ != read[i].typ {
+			return fmt.Errorf("decode %s field %d: wire type %d, want %d", message, num, typ, read[i].typ)
+		}
+		var v []byte
+		switch typ {
+		case protowire.BytesType:
+			v, n = protowire.ConsumeBytes(b)
+		case protowire.VarintType:
+			_, n = protowire.ConsumeVarint(b)
+			if n >= 0 {
+				v = b[:n]
+			}
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return fmt.Errorf("decode %s field %d: %w", message, num, protowire.ParseError(n))
+		}
+		b = b[n:]
+		if i >= 0 {
+			if err := fn(num, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// varint reads a value eachField handed over as a varint.
+func varint(v []byte) uint64 {
+	x, _ := protowire.ConsumeVarint(v)
+	return x
+}
+
+// unmarshalMeta reads the metadata fields read names (a superset of
+// keyFields), keeping only the watch-list annotations.
+func unmarshalMeta(m *metav1.ObjectMeta, b []byte, read []field) error {
+	return eachField(b, "ObjectMeta", read, func(num protowire.Number, v []byte) error {
+		switch num {
+		case metaName:
+			m.Name = string(v)
+		case metaNamespace:
+			m.Namespace = string(v)
+		case metaResourceVersion:
+			m.ResourceVersion = string(v)
+		case metaCreationTimestamp:
+			return m.CreationTimestamp.Unmarshal(v)
+		case metaLabels:
+			key, value, err := unmarshalMapEntry(v, "label")
+			if err != nil {
+				return err
+			}
+			if m.Labels == nil {
+				m.Labels = map[string]string{}
+			}
+			m.Labels[string(key)] = string(value)
+		case metaAnnotations:
+			return unmarshalAnnotation(m, v)
+		}
+		return nil
+	})
+}
+
+func unmarshalAnnotation(m *metav1.ObjectMeta, b []byte) error {
+	key, value, err := unmarshalMapEntry(b, "annotation")
+	// Compared as a string conversion, which does not allocate.
+	prefix := len(initialEventsAnnotationsPrefix)
+	if err != nil || len(key) < prefix || string(key[:prefix]) != initialEventsAnnotationsPrefix {
+		return err
+	}
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[string(key)] = string(value)
+	return nil
+}
+
+// unmarshalMapEntry reads one entry of a map<string, T>; value is the
+// payload of T.
+func unmarshalMapEntry(b []byte, what string) (key, value []byte, err error) {
+	err = eachField(b, what, mapEntry, func(num protowire.Number, v []byte) error {
+		if num == mapEntryKey {
+			key = v
+		} else {
+			value = v
+		}
+		return nil
+	})
+	return key, value, err
+}
+
+// unmarshalList reads a List of kind's items, each with its own decoder.
+func unmarshalList[T any, P interface {
+	*T
+	Unmarshal([]byte) error
+}](b []byte, kind string, meta *metav1.ListMeta, items *[]T) error {
+	return eachField(b, kind+"List", listFields, func(num protowire.Number, v []byte) error {
+		if num == listMetadata {
+			return meta.Unmarshal(v)
+		}
+		*items = append(*items, *new(T))
+		return P(&(*items)[len(*items)-1]).Unmarshal(v)
+	})
+}
