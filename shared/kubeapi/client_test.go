@@ -1,8 +1,11 @@
 package kubeapi
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +84,92 @@ func TestPodPhases_ListAndWatchThroughTheClient(t *testing.T) {
 	e := next()
 	if err := apierrors.FromObject(e.Object); e.Type != watch.Error || !apierrors.IsResourceExpired(err) {
 		t.Fatalf("second event %s %#v (%v), want the expired error", e.Type, e.Object, err)
+	}
+}
+
+// TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON serves each
+// content type only to a client that asks for it: nodes and an event watch
+// in protobuf, a Lease in JSON, and takes a Secret created in JSON, checking
+// that the apiserver would read it as a v1 Secret.
+func TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON(t *testing.T) {
+	codec := newAPIServerCodec(t)
+	nodes := &corev1.NodeList{ListMeta: metav1.ListMeta{ResourceVersion: "90"}, Items: []corev1.Node{*fullNode("wrk-a", nil, nil)}}
+	event := fullEvent("wrk-a.1", 3, true)
+	holder := "actor-1"
+	lease := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kubehz-actor","namespace":"kubehz-system"},` +
+		`"spec":{"holderIdentity":"actor-1","leaseDurationSeconds":15,"renewTime":"2026-07-06T12:00:00.000000Z"}}`
+	var created corev1.Secret
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accept := r.Header.Get("Accept")
+		protobuf := strings.HasPrefix(accept, runtime.ContentTypeProtobuf)
+		switch {
+		case r.URL.Path == "/api/v1/nodes" && protobuf:
+			w.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
+			_, _ = w.Write(codec.object(nodes))
+		case r.URL.Path == "/api/v1/namespaces/shop/events" && protobuf && r.URL.Query().Get("watch") == "true":
+			w.Header().Set("Content-Type", runtime.ContentTypeProtobuf+";stream=watch")
+			_, _ = w.Write(codec.stream(watch.Event{Type: watch.Added, Object: event}))
+		case r.URL.Path == "/apis/coordination.k8s.io/v1/namespaces/kubehz-system/leases/kubehz-actor" && accept == runtime.ContentTypeJSON:
+			w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+			_, _ = w.Write([]byte(lease))
+		case r.URL.Path == "/api/v1/namespaces/kubehz-system/secrets" && r.Method == http.MethodPost &&
+			r.Header.Get("Content-Type") == runtime.ContentTypeJSON:
+			body, _ := io.ReadAll(r.Body)
+			if err := json.Unmarshal(body, &created); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write(body)
+		default:
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.String()+" accepting "+accept, http.StatusTeapot)
+		}
+	}))
+	defer srv.Close()
+	client, err := New(&rest.Config{Host: srv.URL, Transport: &http.Transport{DisableKeepAlives: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	gotNodes, err := client.Nodes().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gotNodes.Items) != 1 || !sameNode(gotNodes.Items[0], asNode(&nodes.Items[0])) {
+		t.Fatalf("listed %#v", gotNodes)
+	}
+
+	w, err := client.Events("shop").Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	select {
+	case e := <-w.ResultChan():
+		if got, ok := e.Object.(*Event); !ok || e.Type != watch.Added || !sameEvent(*got, asEvent(event)) {
+			t.Fatalf("watched %s %#v", e.Type, e.Object)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no watch event within 10 s")
+	}
+
+	gotLease, err := client.Leases("kubehz-system").Get(t.Context(), "kubehz-actor", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := gotLease.Spec.HolderIdentity; h == nil || *h != holder || *gotLease.Spec.LeaseDurationSeconds != 15 ||
+		!gotLease.Spec.RenewTime.Equal(&metav1.MicroTime{Time: t0}) {
+		t.Fatalf("got %#v", gotLease)
+	}
+
+	secret := &Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "kubehz-agent"}, Type: SecretTypeOpaque,
+		Data: map[string][]byte{"agent-token": []byte("tok")}}
+	if _, err := client.Secrets("kubehz-system").Create(t.Context(), secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if created.Kind != "Secret" || created.APIVersion != "v1" || created.Name != "kubehz-agent" ||
+		string(created.Data["agent-token"]) != "tok" || created.Type != corev1.SecretTypeOpaque {
+		t.Fatalf("the server received %#v", created)
 	}
 }

@@ -148,10 +148,14 @@ func (e *Event) DeepCopy() *Event { return deepCopy(e) }
 // DeepCopyObject implements runtime.Object.
 func (e *Event) DeepCopyObject() runtime.Object { return e.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *EventList) DeepCopy() *EventList {
-	return &EventList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *EventList) DeepCopyInto(out *EventList) {
+	*out = EventList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *EventList) DeepCopy() *EventList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *EventList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

@@ -374,6 +374,14 @@ func TestKinds_DeepCopiesShareNothing(t *testing.T) {
 		&CertificateSigningRequestList{Items: []CertificateSigningRequest{{ObjectMeta: meta}}},
 	}
 	for _, obj := range objs {
+		// Each kind's own, not one promoted from the embedded metadata.
+		kind := reflect.TypeOf(obj)
+		if m, ok := kind.MethodByName("DeepCopyInto"); !ok || m.Type.In(1) != kind {
+			t.Errorf("%T: DeepCopyInto is not the kind's own", obj)
+		}
+		if m, ok := kind.MethodByName("DeepCopy"); !ok || m.Type.Out(0) != kind {
+			t.Errorf("%T: DeepCopy is not the kind's own", obj)
+		}
 		out := obj.DeepCopyObject()
 		if !reflect.DeepEqual(out, obj) {
 			t.Errorf("%T: copy %#v differs from %#v", obj, out, obj)
@@ -481,4 +489,47 @@ func FuzzEvent_ReadsWhatTheGeneratedDecoderReads(f *testing.F) {
 			t.Fatalf("decoded %#v, the generated decoder read %#v", got, want)
 		}
 	})
+}
+
+// A server without protobuf answers JSON, which the protobuf decoders'
+// kinds read too, keeping (unlike protobuf) all the metadata it carries.
+func TestNodeAndEvent_DecodeFromJSONToo(t *testing.T) {
+	node := fullNode("wrk-a", map[string]string{"node-role.kubernetes.io/worker": ""}, map[string]string{"a": "b"})
+	node.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}
+	event := fullEvent("wrk-a.1", 3, true)
+	event.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
+	decode := func(obj runtime.Object) runtime.Object {
+		data, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := codecs.UniversalDeserializer().Decode(data, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	gotNode, ok := decode(node).(*Node)
+	if !ok {
+		t.Fatal("a v1 Node in JSON did not decode to a Node")
+	}
+	want := asNode(node)
+	if gotNode.Name != "wrk-a" || !reflect.DeepEqual(gotNode.Labels, want.Labels) ||
+		!reflect.DeepEqual(gotNode.Status.Conditions, want.Status.Conditions) || gotNode.Status.NodeInfo != want.Status.NodeInfo {
+		t.Fatalf("decoded %#v\nwant %#v", gotNode, want)
+	}
+	for _, r := range []string{ResourceCPU, ResourceMemory} {
+		if q, p := gotNode.Status.Capacity[r], want.Status.Capacity[r]; q.Cmp(p) != 0 {
+			t.Errorf("capacity %s = %s, want %s", r, q.String(), p.String())
+		}
+	}
+	gotEvent, ok := decode(event).(*Event)
+	if !ok {
+		t.Fatal("a v1 Event in JSON did not decode to an Event")
+	}
+	gotEvent.TypeMeta, gotEvent.ObjectMeta = metav1.TypeMeta{}, keyMeta(&gotEvent.ObjectMeta)
+	gotEvent.CreationTimestamp = event.CreationTimestamp
+	if wantEvent := asEvent(event); !sameEvent(*gotEvent, wantEvent) {
+		t.Fatalf("decoded %#v\nwant %#v", gotEvent, wantEvent)
+	}
 }

@@ -32,8 +32,8 @@ type Selectors struct {
 // apiserver supports it (client-go's WatchListClient, on by default), so the
 // apiserver never builds the whole list in memory at once.
 //
-// Unit tests on fake typed clients, which cannot stream a list, turn that off
-// with KUBE_FEATURE_WatchListClient=false.
+// Fake typed clients cannot stream a list: kubeapitest's readers tell
+// client-go so, and informers on them list first.
 func ListWatch[L runtime.Object](r Reader[L], sel Selectors) cache.ListerWatcher {
 	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {

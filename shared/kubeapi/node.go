@@ -153,10 +153,14 @@ func (n *Node) DeepCopy() *Node { return deepCopy(n) }
 // DeepCopyObject implements runtime.Object.
 func (n *Node) DeepCopyObject() runtime.Object { return n.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *NodeList) DeepCopy() *NodeList {
-	return &NodeList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *NodeList) DeepCopyInto(out *NodeList) {
+	*out = NodeList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *NodeList) DeepCopy() *NodeList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *NodeList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

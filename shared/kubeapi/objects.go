@@ -203,42 +203,62 @@ func (p *Pod) DeepCopy() *Pod { return deepCopy(p) }
 // DeepCopyObject implements runtime.Object.
 func (p *Pod) DeepCopyObject() runtime.Object { return p.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *ConfigMapList) DeepCopy() *ConfigMapList {
-	return &ConfigMapList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *ConfigMapList) DeepCopyInto(out *ConfigMapList) {
+	*out = ConfigMapList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *ConfigMapList) DeepCopy() *ConfigMapList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *ConfigMapList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *SecretList) DeepCopy() *SecretList {
-	return &SecretList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *SecretList) DeepCopyInto(out *SecretList) {
+	*out = SecretList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *SecretList) DeepCopy() *SecretList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *SecretList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *LeaseList) DeepCopy() *LeaseList {
-	return &LeaseList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *LeaseList) DeepCopyInto(out *LeaseList) {
+	*out = LeaseList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *LeaseList) DeepCopy() *LeaseList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *LeaseList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *CertificateSigningRequestList) DeepCopy() *CertificateSigningRequestList {
-	return &CertificateSigningRequestList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *CertificateSigningRequestList) DeepCopyInto(out *CertificateSigningRequestList) {
+	*out = CertificateSigningRequestList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *CertificateSigningRequestList) DeepCopy() *CertificateSigningRequestList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *CertificateSigningRequestList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
 
-// DeepCopy copies l; defined so that the embedded list metadata's is not promoted.
-func (l *PodList) DeepCopy() *PodList {
-	return &PodList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *PodList) DeepCopyInto(out *PodList) {
+	*out = PodList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *PodList) DeepCopy() *PodList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *PodList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

@@ -47,10 +47,14 @@ func (p *PodPhase) DeepCopy() *PodPhase { return deepCopy(p) }
 // DeepCopyObject implements runtime.Object.
 func (p *PodPhase) DeepCopyObject() runtime.Object { return p.DeepCopy() }
 
-// DeepCopy copies l.
-func (l *PodPhaseList) DeepCopy() *PodPhaseList {
-	return &PodPhaseList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
+// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
+// embedded list metadata's is not promoted in its name.
+func (l *PodPhaseList) DeepCopyInto(out *PodPhaseList) {
+	*out = PodPhaseList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
 }
+
+// DeepCopy copies l.
+func (l *PodPhaseList) DeepCopy() *PodPhaseList { return deepCopy(l) }
 
 // DeepCopyObject implements runtime.Object.
 func (l *PodPhaseList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

@@ -19,19 +19,21 @@ import (
 	"kubehz.dev/agent/shared/kubeapi"
 )
 
-// Convert decodes in, a k8s.io/api object, into a new T.
+// Convert decodes in, a k8s.io/api object, into a new T: from protobuf for
+// the kinds the agent's clients read in protobuf, from JSON for the others.
 func Convert[T runtime.Object](in runtime.Object) (T, error) {
 	out := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
-	type marshaler interface{ Marshal() ([]byte, error) }
-	type unmarshaler interface{ Unmarshal([]byte) error }
-	if m, ok := in.(marshaler); ok {
-		if u, ok := any(out).(unmarshaler); ok {
-			b, err := m.Marshal()
-			if err != nil {
-				return out, err
-			}
-			return out, u.Unmarshal(b)
+	switch target := any(out).(type) {
+	case *kubeapi.Node, *kubeapi.NodeList, *kubeapi.Event, *kubeapi.EventList, *kubeapi.PodPhase, *kubeapi.PodPhaseList:
+		m, ok := in.(interface{ Marshal() ([]byte, error) })
+		if !ok {
+			return out, fmt.Errorf("%T has no protobuf encoding", in)
 		}
+		b, err := m.Marshal()
+		if err != nil {
+			return out, err
+		}
+		return out, target.(interface{ Unmarshal([]byte) error }).Unmarshal(b)
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -78,12 +80,22 @@ func (r reader[T, L, In]) Watch(ctx context.Context, opts metav1.ListOptions) (w
 		return nil, err
 	}
 	return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-		if _, status := e.Object.(*metav1.Status); !status && e.Object != nil {
-			e.Object = MustConvert[T](e.Object)
+		if _, status := e.Object.(*metav1.Status); status || e.Object == nil {
+			return e, true
 		}
+		obj, err := Convert[T](e.Object)
+		if err != nil {
+			// Fails the informer's watch, and so the test, not the binary.
+			return watch.Event{Type: watch.Error, Object: &metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}}, true
+		}
+		e.Object = obj
 		return e, true
 	}), nil
 }
+
+// IsWatchListSemanticsUnSupported tells client-go that a fake client cannot
+// stream its initial list, so informers on it list first.
+func (reader[T, L, In]) IsWatchListSemanticsUnSupported() bool { return true }
 
 // Getter serves src's Get as T.
 func Getter[T, In runtime.Object](src interface {
