@@ -12,7 +12,7 @@ import (
 // the spec, the container statuses and managedFields never become objects
 // that the collector must then sweep. Decoding the full object, and
 // collecting what it left, was over half of the observer's CPU in an
-// initial sync of 20,000 pods; the observer's BenchmarkPodDecode
+// initial sync of 20,000 pods; the observer's BenchmarkDecode
 // (internal/cluster) prints both decoders' cost.
 //
 // It is registered as v1 Pod in a scheme of its own, so only the client that
