@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,9 @@ func TestPodPhases_ListAndWatchThroughTheClient(t *testing.T) {
 
 // TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON serves each
 // content type only to a client that asks for it: nodes and an event watch
-// in protobuf, a Lease in JSON, and takes a Secret created in JSON, checking
-// that the apiserver would read it as a v1 Secret.
+// in protobuf; CSRs, a Lease and, through the core JSON client that also
+// reads ConfigMaps and Pods, a created Secret in JSON, checking that the
+// apiserver would read the Secret as a v1 Secret.
 func TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON(t *testing.T) {
 	codec := newAPIServerCodec(t)
 	nodes := &corev1.NodeList{ListMeta: metav1.ListMeta{ResourceVersion: "90"}, Items: []corev1.Node{*fullNode("wrk-a", nil, nil)}}
@@ -98,6 +100,9 @@ func TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON(t *testing.T) {
 	holder := "actor-1"
 	lease := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kubehz-actor","namespace":"kubehz-system"},` +
 		`"spec":{"holderIdentity":"actor-1","leaseDurationSeconds":15,"renewTime":"2026-07-06T12:00:00.000000Z"}}`
+	csrs := `{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequestList","metadata":{"resourceVersion":"7"},` +
+		`"items":[{"metadata":{"name":"csr-1"},"spec":{"request":"cmVx","signerName":"kubernetes.io/kubelet-serving"},` +
+		`"status":{"certificate":"Y2VydA==","conditions":[{"type":"Approved","status":"True"}]}}]}`
 	var created corev1.Secret
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		accept := r.Header.Get("Accept")
@@ -109,6 +114,9 @@ func TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON(t *testing.T) {
 		case r.URL.Path == "/api/v1/namespaces/shop/events" && protobuf && r.URL.Query().Get("watch") == "true":
 			w.Header().Set("Content-Type", runtime.ContentTypeProtobuf+";stream=watch")
 			_, _ = w.Write(codec.stream(watch.Event{Type: watch.Added, Object: event}))
+		case r.URL.Path == "/apis/certificates.k8s.io/v1/certificatesigningrequests" && accept == runtime.ContentTypeJSON:
+			w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+			_, _ = w.Write([]byte(csrs))
 		case r.URL.Path == "/apis/coordination.k8s.io/v1/namespaces/kubehz-system/leases/kubehz-actor" && accept == runtime.ContentTypeJSON:
 			w.Header().Set("Content-Type", runtime.ContentTypeJSON)
 			_, _ = w.Write([]byte(lease))
@@ -152,6 +160,15 @@ func TestClient_ReadsNodesAndEventsInProtobufAndTheRestInJSON(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no watch event within 10 s")
+	}
+
+	gotCSRs, err := client.CertificateSigningRequests().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gotCSRs.Items) != 1 || gotCSRs.ResourceVersion != "7" || string(gotCSRs.Items[0].Status.Certificate) != "cert" ||
+		!reflect.DeepEqual(gotCSRs.Items[0].Status.Conditions, []Condition{{Type: "Approved", Status: "True"}}) {
+		t.Fatalf("listed %#v", gotCSRs)
 	}
 
 	gotLease, err := client.Leases("kubehz-system").Get(t.Context(), "kubehz-actor", metav1.GetOptions{})

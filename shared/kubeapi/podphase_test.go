@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"reflect"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,23 +43,9 @@ func fullPod(name, phase string, annotations map[string]string) *corev1.Pod {
 
 // asPhase is what PodPhase must hold of a fully decoded pod.
 func asPhase(p *corev1.Pod) PodPhase {
-	out := PodPhase{
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
-		Status:     PodPhaseStatus{Phase: string(p.Status.Phase)},
-	}
-	for k, v := range p.Annotations {
-		if strings.HasPrefix(k, "k8s.io/initial-events-") {
-			if out.Annotations == nil {
-				out.Annotations = map[string]string{}
-			}
-			out.Annotations[k] = v
-		}
-	}
-	return out
+	return PodPhase{ObjectMeta: keyMeta(&p.ObjectMeta), Status: PodPhaseStatus{Phase: string(p.Status.Phase)}}
 }
 
-// samePhase compares what the decoder fills; an absent annotation map and
-// an empty one are the same.
 func samePhase(a, b PodPhase) bool {
 	return a.Name == b.Name && a.Namespace == b.Namespace && a.ResourceVersion == b.ResourceVersion &&
 		a.Status == b.Status && maps.Equal(a.Annotations, b.Annotations) &&

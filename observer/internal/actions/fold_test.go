@@ -1,7 +1,6 @@
 package actions
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,10 +13,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Fake clients cannot stream an informer's initial list.
-	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
-		panic(err)
-	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,10 +21,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Fake clients cannot stream an informer's initial list.
-	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
-		panic(err)
-	}
 	goleak.VerifyTestMain(m)
 }
 

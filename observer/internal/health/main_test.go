@@ -8,7 +8,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
-	"os"
 	"testing"
 	"time"
 
@@ -16,10 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Fake clients cannot stream an informer's initial list.
-	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
-		panic(err)
-	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -3,7 +3,6 @@ package owner
 import (
 	"context"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -17,10 +16,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Fake clients cannot stream an informer's initial list.
-	if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
-		panic(err)
-	}
 	goleak.VerifyTestMain(m)
 }
 
