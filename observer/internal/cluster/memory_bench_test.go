@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
 
 // BenchmarkRecordMemory prints what an informer cache retains per object:
@@ -85,29 +86,16 @@ func liveHeap(b *testing.B) int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// roundTrip decodes into out what in, a core/v1 object, encodes to, as the
-// observer's client would.
-func roundTrip[T interface{ Unmarshal([]byte) error }](in interface{ Marshal() ([]byte, error) }, out T) T {
-	data, err := in.Marshal()
-	if err != nil {
-		panic(err)
-	}
-	if err := out.Unmarshal(data); err != nil {
-		panic(err)
-	}
-	return out
-}
-
 var benchEpoch = metav1.NewTime(time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC))
 
 // decodedPodPhase is benchPod(i) as the observer's pod client decodes it.
-func decodedPodPhase(i int) any { return roundTrip(benchPod(i), &kubeapi.PodPhase{}) }
+func decodedPodPhase(i int) any { return kubeapitest.MustConvert[*kubeapi.PodPhase](benchPod(i)) }
 
 // decodedNode is benchNode(i) as the observer's node client decodes it.
-func decodedNode(i int) any { return roundTrip(benchNode(i), &kubeapi.Node{}) }
+func decodedNode(i int) any { return kubeapitest.MustConvert[*kubeapi.Node](benchNode(i)) }
 
 // decodedEvent is benchEvent(i) as the observer's event client decodes it.
-func decodedEvent(i int) any { return roundTrip(benchEvent(i), &kubeapi.Event{}) }
+func decodedEvent(i int) any { return kubeapitest.MustConvert[*kubeapi.Event](benchEvent(i)) }
 
 // A Deployment's pod as the kubelet leaves it: two containers and an init
 // container, the projected token volume, five conditions, container statuses
