@@ -49,7 +49,9 @@ test-k8s-1.35:
 	cd test && KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8 \
 	  go test -race -count=1 -timeout 30m ./e2e/
 
-## bench: every module's Go benchmarks, then the scale harness (test/bench):
+## bench: every module's Go benchmarks (test/footprint among them: a Lease
+## held through tools/leaderelection against one held with kubeapi's own
+## types, over the same window), then the scale harness (test/bench):
 ## the built observer and two actor replicas on a real apiserver at 10/50
 ## nodes/pods (without, then with the optional CRDs), 100/5,000 and
 ## 1,000/50,000; prints tables, writes bin/bench/results.json and
@@ -61,7 +63,7 @@ bench: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
 	for m in $(MODULES); do \
 	  pkgs="$$(cd $$m && grep -rl --include='*_test.go' '^func Benchmark' . | xargs -r -n1 dirname | sort -u | grep -vx './bench' || true)"; \
-	  [ -z "$$pkgs" ] || (cd $$m && go test -run '^$$' -bench . -benchmem $$pkgs); \
+	  [ -z "$$pkgs" ] || (cd $$m && go test -run '^$$' -bench . -benchmem -timeout 1h $$pkgs); \
 	done; \
 	cd test && KUBEHZ_BENCH_SIZES="$(KUBEHZ_BENCH_SIZES)" \
 	  go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime=1x -timeout 4h ./bench/

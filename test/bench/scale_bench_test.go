@@ -40,13 +40,13 @@ func BenchmarkScale(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	win, err := window()
+	win, err := kube.Window()
 	if err != nil {
 		b.Fatal(err)
 	}
 	began = time.Now()
 	logf("scale harness: %s=%q: %v; steady window %s (%s); %d writers",
-		sizesEnv, os.Getenv(sizesEnv), variants, win, windowEnv, workers())
+		sizesEnv, os.Getenv(sizesEnv), variants, win, kube.WindowEnv, workers())
 	harness.once.Do(func() { harness.err = startHarness() })
 	if harness.err != nil {
 		b.Fatal(harness.err)

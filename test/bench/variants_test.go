@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The environment the Makefile (or a developer) sets.
@@ -13,8 +12,6 @@ const (
 	// sizesEnv chooses the variants: "small" (make bench), "large" (make
 	// bench-large) or a list such as "10x50-nocrd,10x50,100x5000".
 	sizesEnv = "KUBEHZ_BENCH_SIZES"
-	// windowEnv is the steady window, a Go duration; default 360s.
-	windowEnv = "KUBEHZ_BENCH_WINDOW"
 	// outEnv is where the JSON results go; default bin/bench/results.json.
 	outEnv = "KUBEHZ_BENCH_OUT"
 	// workersEnv is how many concurrent writers populate the cluster.
@@ -22,10 +19,6 @@ const (
 	// agentEnvEnv is extra environment for every binary, space-separated.
 	agentEnvEnv = "KUBEHZ_BENCH_AGENT_ENV"
 )
-
-// defaultWindow spans three of the runtime's forced collections (every two
-// minutes): a shorter window can miss the heap at its largest.
-const defaultWindow = 360 * time.Second
 
 // variant is one cluster size the binaries run against.
 type variant struct {
@@ -115,18 +108,6 @@ func parseVariant(item string) (variant, error) {
 		return v, fmt.Errorf("%q is not NODESxPODS", item)
 	}
 	return v, nil
-}
-
-func window() (time.Duration, error) {
-	raw := os.Getenv(windowEnv)
-	if raw == "" {
-		return defaultWindow, nil
-	}
-	d, err := time.ParseDuration(raw)
-	if err != nil || d < 5*time.Second {
-		return 0, fmt.Errorf("%s=%q: want a duration of at least 5s", windowEnv, raw)
-	}
-	return d, nil
 }
 
 func workers() int {
