@@ -7,48 +7,29 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"kubehz.dev/agent/shared/kubeconfig"
-	"kubehz.dev/agent/shared/memlimit"
+	"kubehz.dev/agent/test/footprint/fixture"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "withlibrary:", err)
-		os.Exit(1)
-	}
-}
+func main() { fixture.Main("withlibrary", hold) }
 
-func run(ctx context.Context, getenv func(string) string) error {
-	memlimit.Apply(getenv, slog.Default()) // the agents' GC settings
-	cfg, err := kubeconfig.Load(getenv)
-	if err != nil {
-		return err
-	}
+func hold(ctx context.Context, cfg *rest.Config, lease fixture.Lease) error {
 	client, err := coordinationv1.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	name := getenv("FOOTPRINT_LEASE")
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: &resourcelock.LeaseLock{
-			LeaseMeta:  metav1.ObjectMeta{Namespace: getenv("FOOTPRINT_NAMESPACE"), Name: name},
+			LeaseMeta:  metav1.ObjectMeta{Namespace: lease.Namespace, Name: lease.Name},
 			Client:     client,
-			LockConfig: resourcelock.ResourceLockConfig{Identity: name},
+			LockConfig: resourcelock.ResourceLockConfig{Identity: lease.Name},
 		},
 		// The actor's timings (actor/internal/lead).
 		LeaseDuration:   15 * time.Second,

@@ -11,18 +11,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"kubehz.dev/agent/shared/kubeapi"
-	"kubehz.dev/agent/shared/kubeconfig"
-	"kubehz.dev/agent/shared/memlimit"
+	"kubehz.dev/agent/test/footprint/fixture"
 )
 
 const (
@@ -30,32 +27,19 @@ const (
 	retry        = 2 * time.Second
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "withtypes:", err)
-		os.Exit(1)
-	}
-}
+func main() { fixture.Main("withtypes", hold) }
 
 type holder struct {
 	client          *kubeapi.Client
 	namespace, name string
 }
 
-func run(ctx context.Context, getenv func(string) string) error {
-	memlimit.Apply(getenv, slog.Default()) // the agents' GC settings
-	cfg, err := kubeconfig.Load(getenv)
-	if err != nil {
-		return err
-	}
+func hold(ctx context.Context, cfg *rest.Config, lease fixture.Lease) error {
 	client, err := kubeapi.New(cfg)
 	if err != nil {
 		return err
 	}
-	h := holder{client: client, namespace: getenv("FOOTPRINT_NAMESPACE"), name: getenv("FOOTPRINT_LEASE")}
+	h := holder{client: client, namespace: lease.Namespace, name: lease.Name}
 	tick := time.NewTicker(retry)
 	defer tick.Stop()
 	for {
