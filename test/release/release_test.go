@@ -34,24 +34,11 @@ func TestManifests_RestrictedAndLabelled(t *testing.T) {
 }
 
 func checkManifests(t *testing.T, dir, name, sa string) {
-	objs, err := kube.Render(filepath.Join(root(t), "deploy", dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var deploy *appsv1.Deployment
+	objs, deploy := renderDeployment(t, dir, name)
 	for _, o := range objs {
 		if o.GetLabels()["app.kubernetes.io/part-of"] != "kubehz" {
 			t.Errorf("%s %s lacks app.kubernetes.io/part-of: kubehz", o.GetKind(), o.GetName())
 		}
-		if o.GetKind() == "Deployment" && o.GetName() == name {
-			deploy = &appsv1.Deployment{}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, deploy); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if deploy == nil {
-		t.Fatal("no Deployment rendered")
 	}
 	switch name {
 	case "observer":
@@ -115,4 +102,25 @@ func checkManifests(t *testing.T, dir, name, sa string) {
 			}
 		}
 	}
+}
+
+// renderDeployment renders deploy/<dir> and returns its objects and the
+// Deployment called name.
+func renderDeployment(t *testing.T, dir, name string) ([]*unstructured.Unstructured, *appsv1.Deployment) {
+	t.Helper()
+	objs, err := kube.Render(filepath.Join(root(t), "deploy", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" && o.GetName() == name {
+			deploy := &appsv1.Deployment{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, deploy); err != nil {
+				t.Fatal(err)
+			}
+			return objs, deploy
+		}
+	}
+	t.Fatalf("deploy/%s renders no Deployment %s", dir, name)
+	return nil, nil
 }

@@ -1,0 +1,51 @@
+package release
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDeployments_ShipTheREADMEsLargestSizingRow holds the README's sizing
+// promise: both Deployments ship with the requests and limits of the row
+// marked "(as shipped)", a CPU request of 10m and no CPU limit, so the
+// table and the manifests cannot drift apart.
+func TestDeployments_ShipTheREADMEsLargestSizingRow(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for line := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(line, "|") && strings.Contains(line, "(as shipped)") {
+			row = line
+		}
+	}
+	cells := strings.Split(strings.Trim(strings.TrimSpace(row), "|"), "|")
+	if len(cells) != 3 {
+		t.Fatalf("no sizing row marked (as shipped) with three cells in the README: %q", row)
+	}
+	quantities := regexp.MustCompile(`(\d+Mi)\D*/\s*(\d+Mi)`)
+	for i, d := range []struct{ dir, name string }{{"observer", "observer"}, {"actor", "actor"}} {
+		want := quantities.FindStringSubmatch(cells[i+1])
+		if want == nil {
+			t.Fatalf("README's %s cell %q is not request / limit", d.name, cells[i+1])
+		}
+		_, deploy := renderDeployment(t, d.dir, d.name)
+		res := deploy.Spec.Template.Spec.Containers[0].Resources
+		if got := res.Requests.Memory().String(); got != want[1] {
+			t.Errorf("%s requests %s of memory, the README %s", d.name, got, want[1])
+		}
+		if got := res.Limits.Memory().String(); got != want[2] {
+			t.Errorf("%s is limited to %s of memory, the README %s", d.name, got, want[2])
+		}
+		if got := res.Requests.Cpu().String(); got != "10m" {
+			t.Errorf("%s requests %s of CPU, the README 10m", d.name, got)
+		}
+		if _, ok := res.Limits["cpu"]; ok {
+			t.Errorf("%s has a CPU limit, which the README says it has not", d.name)
+		}
+	}
+}
