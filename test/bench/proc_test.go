@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -62,18 +61,3 @@ func cpuTicks(pid int) (int64, error) {
 	}
 	return utime + stime, nil
 }
-
-func median(xs []int64) int64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
-}
-
-const mib = 1 << 20
-
-func toMiB(b int64) float64 { return float64(b) / mib }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"kubehz.dev/agent/test/kube"
 )
 
 // machine says what the figures were measured on.
@@ -146,7 +148,7 @@ func memoryLimitMiB() float64 {
 	for _, kv := range harness.deployed.observer {
 		if v, ok := strings.CutPrefix(kv, "KUBEHZ_MEMORY_LIMIT="); ok {
 			n, _ := strconv.ParseInt(v, 10, 64)
-			return toMiB(n)
+			return kube.MiB(n)
 		}
 	}
 	return 0

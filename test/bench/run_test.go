@@ -386,7 +386,7 @@ func (r *run) sample(win time.Duration) (from, to time.Time, err error) {
 		}
 		cpuSec := float64(ticks-a.ticks) / clockTicks
 		a.stats = stats{
-			RSSMedianMiB: toMiB(median(a.rss)), RSSMaxMiB: toMiB(maxOf(a.rss)), PeakMiB: toMiB(peak),
+			RSSMedianMiB: kube.MiB(kube.Median(a.rss)), RSSMaxMiB: kube.MiB(maxOf(a.rss)), PeakMiB: kube.MiB(peak),
 			Millicores: 1000 * cpuSec / to.Sub(from).Seconds(), Samples: len(a.rss),
 		}
 	}

@@ -119,18 +119,18 @@ func BenchmarkLeaseHolderFootprint(b *testing.B) {
 	}
 
 	lib, own := fixtures[0], fixtures[1]
-	libMed, ownMed := median(lib.rss), median(own.rss)
-	b.ReportMetric(toMiB(libMed), "library-rss-MiB")
-	b.ReportMetric(toMiB(ownMed), "own-types-rss-MiB")
+	libMed, ownMed := kube.Median(lib.rss), kube.Median(own.rss)
+	b.ReportMetric(kube.MiB(libMed), "library-rss-MiB")
+	b.ReportMetric(kube.MiB(ownMed), "own-types-rss-MiB")
 	b.ReportMetric(float64(lib.binary)/1e6, "library-binary-MB")
 	b.ReportMetric(float64(own.binary)/1e6, "own-types-binary-MB")
 	fmt.Printf("\nA process that only holds a Lease, over a %s window (RSS median / max, MiB; binary MB):\n"+
 		"  tools/leaderelection   %5.1f / %5.1f   %5.1f\n"+
 		"  kubeapi's own types    %5.1f / %5.1f   %5.1f\n"+
 		"  the library costs %.1f MiB of resident memory (%.2fx)\n\n",
-		win, toMiB(libMed), toMiB(slices.Max(lib.rss)), float64(lib.binary)/1e6,
-		toMiB(ownMed), toMiB(slices.Max(own.rss)), float64(own.binary)/1e6,
-		toMiB(libMed-ownMed), float64(libMed)/float64(ownMed))
+		win, kube.MiB(libMed), kube.MiB(slices.Max(lib.rss)), float64(lib.binary)/1e6,
+		kube.MiB(ownMed), kube.MiB(slices.Max(own.rss)), float64(own.binary)/1e6,
+		kube.MiB(libMed-ownMed), float64(libMed)/float64(ownMed))
 }
 
 // leaseHolder creates the namespace (once), a ServiceAccount called name
@@ -204,10 +204,3 @@ func waitHolder(ctx context.Context, env *kube.Env, name, holder string) error {
 	}
 	return fmt.Errorf("the Lease's holder is %q after 30 s, want %q", got, holder)
 }
-
-func median(xs []int64) int64 {
-	s := slices.Sorted(slices.Values(xs))
-	return s[len(s)/2]
-}
-
-func toMiB(b int64) float64 { return float64(b) / (1 << 20) }
