@@ -57,6 +57,8 @@ test-k8s-1.35:
 ## 1,000/50,000; prints tables, writes bin/bench/results.json and
 ## docs/bench-memory.svg. KUBEHZ_BENCH_WINDOW (default 360s) is the steady
 ## window; KUBEHZ_BENCH_SIZES overrides the sizes (see test/bench);
+## KUBEHZ_BENCH_AGENT_ENV adds environment to every binary (for example
+## GOMAXPROCS=64, as on a big node);
 ## KUBEHZ_BENCH_FROM=a.json,b.json prints and charts saved runs together.
 KUBEHZ_BENCH_SIZES ?= small
 bench: controlplane

@@ -11,7 +11,9 @@ import (
 // TestDeployments_ShipTheREADMEsLargestSizingRow holds the README's sizing
 // promise: both Deployments ship with the requests and limits of the row
 // marked "(as shipped)", a CPU request of 10m and no CPU limit, so the
-// table and the manifests cannot drift apart.
+// table and the manifests cannot drift apart. They also cap Go at the two
+// threads the table was measured with: without it Go sizes itself to the
+// node's CPUs, and the agents weigh more on a big node than the table says.
 func TestDeployments_ShipTheREADMEsLargestSizingRow(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
 	if err != nil {
@@ -46,6 +48,15 @@ func TestDeployments_ShipTheREADMEsLargestSizingRow(t *testing.T) {
 		}
 		if _, ok := res.Limits["cpu"]; ok {
 			t.Errorf("%s has a CPU limit, which the README says it has not", d.name)
+		}
+		procs := "unset"
+		for _, e := range deploy.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "GOMAXPROCS" {
+				procs = e.Value
+			}
+		}
+		if procs != "2" {
+			t.Errorf("%s has GOMAXPROCS %s, the README 2", d.name, procs)
 		}
 	}
 }
