@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestDeployments_ShipTheREADMEsLargestSizingRow holds the README's sizing
+// TestDeployments_ShipWhatTheREADMEsSizingSays holds the README's sizing
 // promise: both Deployments ship with the requests and limits of the row
 // marked "(as shipped)", a CPU request of 10m and no CPU limit, so the
 // table and the manifests cannot drift apart. They also cap Go at the two
 // threads the table was measured with: without it Go sizes itself to the
 // node's CPUs, and the agents weigh more on a big node than the table says.
-func TestDeployments_ShipTheREADMEsLargestSizingRow(t *testing.T) {
+func TestDeployments_ShipWhatTheREADMEsSizingSays(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
