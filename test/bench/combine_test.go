@@ -21,6 +21,7 @@ const fromEnv = "KUBEHZ_BENCH_FROM"
 type savedRun struct {
 	Machine   machine   `json:"machine"`
 	WindowSec float64   `json:"windowSec"`
+	AgentEnv  string    `json:"agentEnv"`
 	Results   []*result `json:"results"`
 }
 
@@ -57,10 +58,14 @@ func combine(w io.Writer, files string) error {
 	harness.env = &kube.Env{Root: root}
 	defer func() { harness.env = nil }()
 
-	var results []*result
+	var (
+		results   []*result
+		agentEnvs []string
+	)
 	passed := true
 	for _, r := range runs {
-		fmt.Fprintf(w, "\nFrom a run on %s, steady window %.0fs:\n", r.Machine, r.WindowSec)
+		fmt.Fprintf(w, "\nFrom a run on %s, steady window %.0fs%s:\n", r.Machine, r.WindowSec, overrideNote(r.AgentEnv))
+		agentEnvs = append(agentEnvs, r.AgentEnv)
 		for _, res := range r.Results {
 			passed = passed && res.Passed
 			results = append(results, res)
@@ -70,8 +75,8 @@ func combine(w io.Writer, files string) error {
 	for _, r := range results {
 		printRequests(w, r)
 	}
-	if !passed || !coversMakeBench(results) {
-		fmt.Fprintln(w, "\nNot writing docs/bench-memory.svg: it needs a passing run of every make bench size.")
+	if why := chartRefusal(passed, results, agentEnvs); why != "" {
+		fmt.Fprintln(w, "\nNot writing docs/bench-memory.svg: "+why+".")
 		return nil
 	}
 	return writeSVG(results, time.Duration(runs[0].WindowSec*float64(time.Second)), runs[0].Machine)

@@ -45,20 +45,49 @@ func report(w io.Writer, results []*result, win time.Duration, passed bool) erro
 		return nil
 	}
 	m := thisMachine()
-	fmt.Fprintf(w, "\nScale harness on %s; steady window %s.\n", m, win)
+	extra := os.Getenv(agentEnvEnv)
+	fmt.Fprintf(w, "\nScale harness on %s; steady window %s%s.\n", m, win, overrideNote(extra))
 	fmt.Fprintln(w, "RSS med/max/peak: median and largest of the per-second samples in the window / VmHWM since start, MiB. CPU m: millicores over the window.")
 	fmt.Fprintln(w, "beat s: observer start to its first beat that counted every pod and node. ready s: actor leader start to the end of its first pass.")
 	printSummary(w, results)
 	for _, r := range results {
 		printRequests(w, r)
 	}
-	errs := []error{writeJSON(results, win, m)}
-	if passed && coversMakeBench(results) {
-		errs = append(errs, writeSVG(results, win, m))
+	errs := []error{writeJSON(results, win, m, extra)}
+	if why := chartRefusal(passed, results, []string{extra}); why != "" {
+		fmt.Fprintln(w, "\nNot writing docs/bench-memory.svg: "+why+".")
 	} else {
-		fmt.Fprintln(w, "\nNot writing docs/bench-memory.svg: it needs a passing run of every make bench size.")
+		errs = append(errs, writeSVG(results, win, m))
 	}
 	return errors.Join(errs...)
+}
+
+// overrideNote names the environment a run added to deploy/'s, for the
+// header of its table.
+func overrideNote(extra string) string {
+	if extra == "" {
+		return ""
+	}
+	return "; the binaries had " + agentEnvEnv + "=" + strconv.Quote(extra) + " on top of deploy/'s environment"
+}
+
+// chartRefusal is why the runs behind results may not be charted, or "".
+// The README shows the chart as what ships, so it takes only passing runs
+// of every make bench size, with the environment deploy/ gives the
+// binaries and nothing added (agentEnvs holds each run's addition).
+func chartRefusal(passed bool, results []*result, agentEnvs []string) string {
+	switch {
+	case !passed:
+		return "it needs a passing run"
+	case !coversMakeBench(results):
+		return "it needs a run of every make bench size"
+	}
+	for _, extra := range agentEnvs {
+		if extra != "" {
+			return "a run had " + agentEnvEnv + "=" + strconv.Quote(extra) + ", so it did not measure what ships"
+		}
+	}
+	return ""
 }
 
 func printSummary(w io.Writer, results []*result) {
@@ -104,13 +133,14 @@ func outPath() string {
 	return filepath.Join(harness.env.Root, "bin", "bench", "results.json")
 }
 
-func writeJSON(results []*result, win time.Duration, m machine) error {
+func writeJSON(results []*result, win time.Duration, m machine, extra string) error {
 	doc := struct {
 		Machine   machine   `json:"machine"`
 		Sizes     string    `json:"sizes"`
 		WindowSec float64   `json:"windowSec"`
+		AgentEnv  string    `json:"agentEnv,omitempty"`
 		Results   []*result `json:"results"`
-	}{m, os.Getenv(sizesEnv), win.Seconds(), results}
+	}{m, os.Getenv(sizesEnv), win.Seconds(), extra, results}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -119,8 +119,9 @@ func startRun(v variant, res *result) (r *run, err error) {
 	// and the liveness file on its emptyDir. The last value of a key wins.
 	env := func(deployed []string, given kube.AgentEnv) []string {
 		given.PlatformURL, given.TokenFile = r.sim.URL(), token
-		// Runtime settings under study (GOGC=50, GODEBUG=gctrace=1), for
-		// comparing options by hand; a published run leaves it unset.
+		// Runtime settings under study (GOMAXPROCS=64, GODEBUG=gctrace=1),
+		// for comparing options by hand; the results record them, and such
+		// a run is never charted as what ships (chartRefusal).
 		return append(slices.Clone(deployed), given.List(strings.Fields(os.Getenv(agentEnvEnv))...)...)
 	}
 	r.observer, err = startAgent("observer", harness.observerBin, env(harness.deployed.observer,

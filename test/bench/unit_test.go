@@ -80,6 +80,39 @@ func TestTallyRequests_SplitsAtTheWindowAndCountsAWatchOnce(t *testing.T) {
 	}
 }
 
+func TestChartRefusal_ChartsOnlyPassingRunsOfEverySizeAsShipped(t *testing.T) {
+	// make bench's sizes with the CRDs, as the README's table lists them.
+	var all []*result
+	for _, s := range [][2]int{{10, 50}, {100, 5_000}, {1_000, 50_000}} {
+		all = append(all, &result{Variant: variant{Nodes: s[0], Pods: s[1], CRDs: true}})
+	}
+	tests := []struct {
+		name      string
+		passed    bool
+		results   []*result
+		agentEnvs []string
+		refuses   string // "" when the chart is written
+	}{
+		{"every size, passing, as shipped", true, all, []string{""}, ""},
+		{"two saved runs, neither with extra env", true, all, []string{"", ""}, ""},
+		{"a failed run", false, all, []string{""}, "passing"},
+		{"a size missing", true, all[:2], []string{""}, "every make bench size"},
+		{"extra env on the binaries", true, all, []string{"GOMAXPROCS=64"}, "GOMAXPROCS=64"},
+		{"extra env in one of two saved runs", true, all, []string{"", "GOGC=100"}, "GOGC=100"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := chartRefusal(tt.passed, tt.results, tt.agentEnvs)
+			if tt.refuses == "" && got != "" {
+				t.Fatalf("refused: %s", got)
+			}
+			if tt.refuses != "" && !strings.Contains(got, tt.refuses) {
+				t.Fatalf("got %q, want a refusal naming %q", got, tt.refuses)
+			}
+		})
+	}
+}
+
 func TestChart_IsWellFormedSVG(t *testing.T) {
 	svg := chart([]chartPoint{{50, 10, 30.1, 25.2}, {5000, 100, 41, 30}, {50000, 1000, 95.5, 52}}, 128,
 		"Measured <today> on 2 cores & friends")
