@@ -29,6 +29,9 @@ func TestDeployments_ShipWhatTheREADMEsSizingSays(t *testing.T) {
 	if len(cells) != 3 {
 		t.Fatalf("no sizing row marked (as shipped) with three cells in the README: %q", row)
 	}
+	if !strings.Contains(string(readme), "Both set `GOMAXPROCS=2`") {
+		t.Error("the README's Sizing no longer says both Deployments set GOMAXPROCS=2")
+	}
 	quantities := regexp.MustCompile(`(\d+Mi)\D*/\s*(\d+Mi)`)
 	for i, d := range []struct{ dir, name string }{{"observer", "observer"}, {"actor", "actor"}} {
 		want := quantities.FindStringSubmatch(cells[i+1])
