@@ -1,6 +1,8 @@
 package upgrade
 
 import (
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -11,22 +13,26 @@ const maxMinorSkew = 3
 // pass is phase 2 of §4.6: the decisions of one Plan, pool by pool in name
 // order.
 type pass struct {
-	policy  Policy
-	target  string // as received, trimmed; sent in the patch and shown in details
-	want    Version
-	wantOK  bool
+	policy Policy
+	// target is the canonical form of an accepted target, sent in the
+	// patch and shown in details; the trimmed text as received when
+	// refused.
+	target  string
+	want    *version.Version // nil when the target is refused
+	wantWhy string           // why it is refused
 	cpRaw   string
-	cp      Version
-	cpOK    bool
+	cp      *version.Version // major.minor; nil when unknown or unread
 	mem     Memory
 	rolling []string // the pools being rolled, by name
 	retry   bool
 }
 
-func newPass(p Policy, target, controlPlane string, mem Memory) *pass {
-	ps := &pass{policy: p, target: target, cpRaw: controlPlane, mem: mem}
-	ps.want, ps.wantOK = ParseVersion(target)
-	ps.cp, ps.cpOK = ParseVersion(controlPlane)
+func newPass(p Policy, target string, want *version.Version, wantWhy, controlPlane string, mem Memory) *pass {
+	ps := &pass{policy: p, target: target, want: want, wantWhy: wantWhy, cpRaw: controlPlane, mem: mem}
+	if want != nil {
+		ps.target = canonical(want)
+	}
+	ps.cp, _ = parseControlPlane(controlPlane)
 	return ps
 }
 
@@ -68,7 +74,7 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 	case s.atTarget: // mid-roll
 		from := ps.mem[s.name]
 		if from == "" {
-			from = derivedFrom(s.machines, ps.target)
+			from = derivedFrom(s.machines, ps.want)
 			if ps.mem != nil {
 				ps.mem[s.name] = from
 			}
@@ -95,13 +101,13 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 		Namespace:       ps.policy.Namespace,
 		ResourceVersion: s.md.ResourceVersion,
 		From:            s.md.Kubelet,
-		Target:          ps.target,
+		Target:          ps.target, // canonical: only an accepted target gets here
 	}
 	return step, true
 }
 
-// preflight checks a pool that would roll: the versions must parse, the roll
-// must go up, and the control plane must allow the target kubelet. It
+// preflight checks a pool that would roll: the versions must be read, the
+// roll must go up, and the control plane must allow the target kubelet. It
 // returns the refusal, or "", and whether the refusal can clear by itself
 // (the control plane is read or upgraded later) and so wants a retry.
 //
@@ -109,38 +115,57 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 // pool off target, including control-plane and autoscaler pools and leaving
 // rolling pools unreported (G-9); here they concern only this pool.
 func (ps *pass) preflight(s poolState) (string, bool) {
-	if !ps.wantOK {
-		return invalidTarget(ps.target), false
+	if ps.want == nil {
+		return invalidTarget(ps.target, ps.wantWhy), false
 	}
-	current, ok := ParseVersion(s.md.Kubelet)
+	current, ok := parseKubelet(s.md.Kubelet)
 	if !ok {
 		return unparsedKubelet(s.name, s.md.Kubelet, ps.target), false
 	}
-	// G-8: the original rolled workers down when told to. A live machine
-	// already running a newer kubelet than its template (a template rolled
-	// back by hand) would be rolled down too, so it counts.
-	if ps.want.compare(current) < 0 {
+	// G-8: the original rolled workers down when told to. Semver order: a
+	// pre-release is below its release. A target equal to the template is
+	// at target and never gets here.
+	if ps.want.LessThan(current) {
 		return downgrade(s.name, s.md.Kubelet, ps.target), false
 	}
-	for _, mc := range s.machines {
-		if v, ok := ParseVersion(mc.Kubelet); ok && !mc.Deleting && ps.want.compare(v) < 0 {
-			return downgrade(s.name, mc.Kubelet+" on Machine "+mc.Name, ps.target), false
-		}
+	if why := ps.liveDowngrade(s); why != "" {
+		return why, false
 	}
-	if !ps.cpOK {
+	if ps.cp == nil {
 		return controlPlaneUnknown(ps.cpRaw), true
 	}
 	// Only major.minor take part in the skew policy; the patch level is free.
-	wantMM := Version{Major: ps.want.Major, Minor: ps.want.Minor}
-	cpMM := Version{Major: ps.cp.Major, Minor: ps.cp.Minor}
-	if wantMM.compare(cpMM) > 0 {
+	wantMM := version.MajorMinor(ps.want.Major(), ps.want.Minor())
+	if wantMM.GreaterThan(ps.cp) {
 		return controlPlaneBehind(ps.cpRaw, ps.target), true
 	}
 	// A target below the control plane's major, or more than maxMinorSkew
 	// minors below it, is a kubelet the apiserver does not support. It stays
 	// so until the desired version changes, so it is final.
-	if ps.want.Major != ps.cp.Major || ps.want.Minor < ps.cp.Minor-maxMinorSkew {
+	if ps.want.Major() != ps.cp.Major() || wantMM.LessThan(ps.cp.SubtractMinor(maxMinorSkew)) {
 		return skew(ps.cpRaw, ps.target), false
 	}
 	return "", false
+}
+
+// liveDowngrade refuses a roll that would replace a live machine running a
+// newer kubelet than the target (a template rolled back by hand, or a roll
+// under way to a newer version), or one whose kubelet cannot be read and so
+// cannot be shown not to be newer. Every machine that could belong to the
+// pool counts, a machine several pools claim too; a deleting one is on its
+// way out and does not.
+func (ps *pass) liveDowngrade(s poolState) string {
+	for _, mc := range s.claimed {
+		if mc.Deleting {
+			continue
+		}
+		v, ok := parseKubelet(mc.Kubelet)
+		if !ok {
+			return unparsedMachineKubelet(s.name, mc.Name, mc.Kubelet, ps.target)
+		}
+		if ps.want.LessThan(v) {
+			return downgrade(s.name, mc.Kubelet+" on Machine "+mc.Name, ps.target)
+		}
+	}
+	return ""
 }

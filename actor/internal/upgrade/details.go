@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"kubehz.dev/agent/actor/internal/guard"
 )
@@ -57,13 +58,30 @@ func noKubelet(md string) string {
 	return fmt.Sprintf("MachineDeployment %q has no kubelet version field (spec.template.spec.versions.kubelet); refusing to invent one", md)
 }
 
-func invalidTarget(target string) string {
-	return fmt.Sprintf("invalid desired version %q: want major.minor[.patch], e.g. v1.35.6", guard.Sanitize(target))
+// invalidTarget names why the target is refused, before the target itself:
+// quoted (so control characters show escaped) and cut to maxTargetLen bytes,
+// so a long one cannot push the reason past the detail's clamp.
+func invalidTarget(target, why string) string {
+	shown := target
+	if len(shown) > maxTargetLen {
+		cut := maxTargetLen
+		for cut > 0 && !utf8.RuneStart(target[cut]) {
+			cut-- // never split a code point
+		}
+		shown = target[:cut] + "…"
+	}
+	return fmt.Sprintf("invalid desired version (%s): %q; want vMAJOR.MINOR.PATCH[-pre-release], no leading zeros, at most %d bytes, e.g. v1.35.6",
+		why, shown, maxTargetLen)
 }
 
 func unparsedKubelet(md, current, target string) string {
 	return fmt.Sprintf("cannot parse kubelet version %q of MachineDeployment %q, so it cannot be compared with %s; refusing",
 		guard.Sanitize(current), md, target)
+}
+
+func unparsedMachineKubelet(md, machine, kubelet, target string) string {
+	return fmt.Sprintf("cannot parse kubelet version %q of Machine %q in pool %q, so a roll to %s cannot be shown to go upward; refusing",
+		guard.Sanitize(kubelet), machine, md, target)
 }
 
 func downgrade(md, current, target string) string {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"kubehz.dev/agent/actor/internal/guard"
 )
 
@@ -14,12 +16,13 @@ type poolState struct {
 	name          string
 	md            MD
 	hasMD         bool
-	atTarget      bool // the MD's kubelet is set and equals the target
+	atTarget      bool // the MD's kubelet reads as the target's version
 	n, m          int64
 	converged     bool // atTarget and every expected machine runs the target
 	cpReason      string
 	autoscalerKey string
 	machines      []Machine // every machine resolved to the pool, deleting ones too
+	claimed       []Machine // every machine that could belong to the pool (claims)
 }
 
 // rolling says the pool is being rolled by machine-controller right now: its
@@ -29,8 +32,9 @@ func (s poolState) rolling() bool {
 	return s.hasMD && s.atTarget && !s.converged && s.cpReason == "" && s.autoscalerKey == ""
 }
 
-// observe reads each pool's MD and machines against the target.
-func observe(names []string, o Observed, target string) []poolState {
+// observe reads each pool's MD and machines against the target; a nil want
+// (a refused target) leaves every pool off target.
+func observe(names []string, o Observed, want *version.Version) []poolState {
 	byPool := make(map[string][]Machine)
 	for _, mc := range o.Machines {
 		if mc.Pool != "" {
@@ -40,13 +44,18 @@ func observe(names []string, o Observed, target string) []poolState {
 	states := make([]poolState, 0, len(names))
 	for _, name := range names {
 		s := poolState{name: name, machines: byPool[name]}
+		for _, mc := range o.Machines {
+			if claims(mc, name) {
+				s.claimed = append(s.claimed, mc)
+			}
+		}
 		if md, ok := o.MDs[name]; ok {
 			md.Name = name // the map key is the name that matched
 			g := md.Guard
 			g.Name = name
 			s.md, s.hasMD = md, true
-			s.atTarget = md.Kubelet != "" && sameVersion(md.Kubelet, target)
-			s.n, s.m = progress(s.machines, md.Replicas, target)
+			s.atTarget = equalVersion(md.Kubelet, want)
+			s.n, s.m = progress(s.machines, md.Replicas, want)
 			s.converged = s.atTarget && s.n >= s.m
 			s.cpReason = guard.ControlPlaneReason(g)
 			s.autoscalerKey = guard.AutoscalerKey(md.Annotations)
@@ -59,13 +68,13 @@ func observe(names []string, o Observed, target string) []poolState {
 // progress counts a pool's roll: m is the non-deleting machines, raised to at
 // least spec.replicas so that a machine missing mid-roll never reads as
 // convergence; n is those running the target on a joined node.
-func progress(machines []Machine, replicas *int64, target string) (n, m int64) {
+func progress(machines []Machine, replicas *int64, want *version.Version) (n, m int64) {
 	for _, mc := range machines {
 		if mc.Deleting {
 			continue
 		}
 		m++
-		if mc.NodeName != "" && mc.Kubelet != "" && sameVersion(mc.Kubelet, target) {
+		if mc.NodeName != "" && equalVersion(mc.Kubelet, want) {
 			n++
 		}
 	}
@@ -80,15 +89,15 @@ func progress(machines []Machine, replicas *int64, target string) (n, m int64) {
 // name that is not at target yet. A deleting machine counts, since the old
 // machines are the ones being replaced. With no such machine it is the
 // target itself.
-func derivedFrom(machines []Machine, target string) string {
+func derivedFrom(machines []Machine, want *version.Version) string {
 	sorted := slices.Clone(machines)
 	slices.SortFunc(sorted, func(a, b Machine) int { return cmp.Compare(a.Name, b.Name) })
 	for _, mc := range sorted {
-		if mc.Kubelet != "" && !sameVersion(mc.Kubelet, target) {
+		if mc.Kubelet != "" && !equalVersion(mc.Kubelet, want) {
 			return mc.Kubelet
 		}
 	}
-	return target
+	return canonical(want)
 }
 
 // rollingPools returns, by name, the worker pools machine-controller is
@@ -112,7 +121,7 @@ func rollingPools(o Observed) []string {
 		}
 		for _, mc := range o.Machines {
 			// A machine naming no kubelet cannot be shown to be done.
-			if claims(mc, name) && (mc.Kubelet == "" || !sameVersion(mc.Kubelet, md.Kubelet)) {
+			if claims(mc, name) && (mc.Kubelet == "" || !sameSpelling(mc.Kubelet, md.Kubelet)) {
 				out = append(out, name)
 				break
 			}
@@ -129,7 +138,11 @@ func claims(mc Machine, pool string) bool {
 	return slices.Contains(mc.Candidates, pool)
 }
 
-// sameVersion compares two version strings ignoring a leading "v".
-func sameVersion(a, b string) bool {
+// sameSpelling compares two kubelet strings ignoring a leading "v". It
+// decides whether machine-controller is still replacing a machine, and
+// that follows the template's text, not the version it names: a Machine
+// spelt otherwise than its MachineDeployment ("v1.35.6+k3s1" beside
+// "v1.35.6") came from another template and is being replaced.
+func sameSpelling(a, b string) bool {
 	return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v")
 }

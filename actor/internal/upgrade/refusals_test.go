@@ -10,6 +10,8 @@ import (
 // TestUpgrade_RefusalsAndReadFailures pins the deliberate changes from the
 // original (G-8, G-9, G-10) and the failed reads.
 func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
+	const invalidBuild = `invalid desired version (build metadata +build.1 is not allowed): "v1.35.6+build.1"; ` +
+		`want vMAJOR.MINOR.PATCH[-pre-release], no leading zeros, at most 64 bytes, e.g. v1.35.6`
 	converged := []Machine{joined("pool-a-1", "pool-a", newV), joined("pool-a-2", "pool-a", newV)}
 	runPassCases(t, []passCase{
 		{
@@ -21,11 +23,11 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 			keywords: map[string][]string{"pool-a": {"downgrade", "v1.36.1", newV}},
 		},
 		{
-			name: "G-8 a patch-level downgrade 1.35.6 to 1.35.5 is refused",
+			name: "G-8 a patch-level downgrade 1.35.6 to v1.35.5 is refused",
 			o:    Observed{MDs: mdsOf(worker("pool-a", "1.35.6", 1)), ControlPlane: cpV},
-			p:    policyFor("1.35.5", "pool-a"),
+			p:    policyFor("v1.35.5", "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusFailed,
-				`refusing a downgrade: MachineDeployment "pool-a" runs kubelet 1.35.6 and the desired 1.35.5 is older`)},
+				`refusing a downgrade: MachineDeployment "pool-a" runs kubelet 1.35.6 and the desired v1.35.5 is older`)},
 		},
 		{
 			name: "G-8 a kubelet that cannot be parsed cannot be compared and is refused",
@@ -64,16 +66,18 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 			wantMem:   Memory{"pool-a": oldV, "pool-b": "v1.35.1"},
 		},
 		{
-			name: "G-9 an invalid desired version fails only the pools that would roll, with no retry",
-			o: Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", "1", 2), worker("pool-b", oldV, 1)),
-				Machines: []Machine{joined("pool-a-1", "pool-a", "v1"), joined("pool-a-2", "pool-a", "1")}},
-			p:   policyFor("v1", "pool-a", "pool-b"),
+			// A target that cannot be read leaves no pool at target: the
+			// converged one is failed too, and forgets its "from".
+			name: "G-9 an invalid desired version fails every worker pool with no retry; a control-plane pool keeps its own reason",
+			o: Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1), worker("edge-cp-pool", oldV, 1)),
+				Machines: converged},
+			p:   policyFor("v1.35.6+build.1", "pool-a", "pool-b", "edge-cp-pool"),
 			mem: Memory{"pool-a": oldV},
 			want: []wire.Action{
-				report("pool-a", wire.StatusDone, "v1.34.9 → v1 (2/2)"),
-				report("pool-b", wire.StatusFailed, `invalid desired version "v1": want major.minor[.patch], e.g. v1.35.6`),
+				report("edge-cp-pool", wire.StatusFailed, edgeCPRefusal),
+				report("pool-a", wire.StatusFailed, invalidBuild),
+				report("pool-b", wire.StatusFailed, invalidBuild),
 			},
-			wantMem: Memory{"pool-a": oldV},
 		},
 		{
 			name: "G-10 an invalid pool name is reported, an empty one skipped",

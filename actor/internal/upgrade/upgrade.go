@@ -98,6 +98,13 @@ type Step struct {
 //   - G-9: control-plane and autoscaler pools always get their own refusal,
 //     and the pre-flight failures go only to pools that would otherwise roll;
 //     converged and rolling pools keep their reports.
+//   - The target must be a strict vMAJOR.MINOR.PATCH[-pre-release] of at
+//     most 64 bytes, and versions are compared as semver orders them: the
+//     original compared major.minor.patch loosely, so a pre-release rolled
+//     a pool down to it and any spelling of the pool's own version (build
+//     metadata, leading zeros, trailing text) rolled it again, written
+//     verbatim into every Machine. A version is at target when it names the
+//     same version, however the cluster spells it (see version.go).
 func Plan(o Observed, p Policy, mem Memory) (steps []Step, retry bool) {
 	target := strings.TrimSpace(p.Target)
 	if target == "" {
@@ -171,8 +178,9 @@ func decideValid(names []string, o Observed, p Policy, target string, mem Memory
 	if o.MachinesErr != nil {
 		return allFailed(names, listMachinesFailed(p.Namespace, o.MachinesErr), p.Revision), true
 	}
-	states := observe(names, o, target)
-	ps := newPass(p, target, o.ControlPlane, mem)
+	want, wantWhy := parseTarget(target)
+	states := observe(names, o, want)
+	ps := newPass(p, target, want, wantWhy, o.ControlPlane, mem)
 	// Every pool being rolled blocks the others: those the document asks
 	// for that are mid-roll to its target, and any roll it no longer asks
 	// for (a changed target, a pool dropped from the list) still running.
