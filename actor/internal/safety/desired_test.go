@@ -40,6 +40,9 @@ func newDocument(r *rand.Rand, w *world, prev desired.Document) desired.Document
 		CooldownSeconds:           pick(r, []int64{0, 0, 60, 300, 900}),
 	}
 	d.KubernetesVersion = newTarget(r, w.cp)
+	if chance(r, 0.25) {
+		d.KubernetesVersion = versionTarget(r, w)
+	}
 	return d
 }
 

@@ -37,16 +37,10 @@ func cpLabels(r *rand.Rand, p float64) map[string]string {
 	return map[string]string{pick(r, []string{labelControlPlane, labelMaster}): pick(r, []string{"", "true"})}
 }
 
-// version is a kubelet-style version near the control plane's minor.
+// version is a kubelet-style version near the control plane's minor, spelt
+// as a cluster may spell it.
 func version(r *rand.Rand, minor int) string {
-	v := fmt.Sprintf("v1.%d.%d", minor, r.IntN(10))
-	switch {
-	case chance(r, 0.05):
-		v += "+k3s1"
-	case chance(r, 0.05):
-		v = v[1:] // no leading "v"
-	}
-	return v
+	return spellKubelet(r, fmt.Sprintf("v1.%d.%d", minor, r.IntN(10)))
 }
 
 // newWorld generates one random cluster.

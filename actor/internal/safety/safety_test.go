@@ -61,7 +61,8 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 	for name, n := range map[string]int{
 		"MD patches": tot.patches, "kubelet patches": tot.kubeletPatches, "heal deletes": tot.healDeletes,
 		"unwedges": tot.unwedges, "storm refusals": tot.stormRefusals, "fence refusals": tot.fenceRefusals,
-		"lagged steps": tot.lagged,
+		"lagged steps": tot.lagged, "refused targets offered": tot.versions.badTargets,
+		"live downgrades offered": tot.versions.liveDowngrades, "pre-release rolls": tot.versions.preReleaseRolls,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)

@@ -5,8 +5,10 @@ import (
 	"strings"
 )
 
-// semver is major.minor.patch, the test's own reading of a version, so the
-// version checks do not trust the parser they check.
+// semver is major.minor.patch, the test's own reading of a version for the
+// skew policy, so the skew check does not trust the parser it checks. The
+// order of whole versions, pre-releases included, is judged in
+// upgrade_versions_test.go.
 type semver struct{ major, minor, patch int }
 
 // parseVersion reads "v1.35.5", "1.35", "v1.35.5+k3s1": an optional "v",
@@ -29,16 +31,6 @@ func parseVersion(s string) (semver, bool) {
 		n[i] = v
 	}
 	return semver{n[0], n[1], n[2]}, true
-}
-
-func (v semver) less(w semver) bool {
-	if v.major != w.major {
-		return v.major < w.major
-	}
-	if v.minor != w.minor {
-		return v.minor < w.minor
-	}
-	return v.patch < w.patch
 }
 
 // sameVersion compares two version strings ignoring a leading "v".
