@@ -17,8 +17,8 @@ import (
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
-	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/scale"
+	"kubehz.dev/agent/shared/printable"
 )
 
 // mdPatcher sends the decided JSON merge patch. The body carries the
@@ -37,7 +37,7 @@ func (p *mdPatcher) PatchMD(ctx context.Context, namespace, name string, body []
 // the lease is gone.
 type eventRecorder struct {
 	client   kubernetes.Interface
-	fence    *lead.Fence
+	fence    execute.Fence
 	identity string
 	log      *slog.Logger
 }
@@ -59,7 +59,9 @@ func (r *eventRecorder) Event(ctx context.Context, obj execute.Object, warning b
 			APIVersion: "cluster.k8s.io/v1alpha1", Kind: obj.Kind,
 			Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID, ResourceVersion: obj.ResourceVersion,
 		},
-		Type: typ, Reason: reason, Message: message, Count: 1,
+		// The last step before `kubectl describe`: whatever text reached
+		// here, nothing in it can drive a terminal.
+		Type: typ, Reason: printable.String(reason), Message: printable.String(message), Count: 1,
 		FirstTimestamp: now, LastTimestamp: now,
 		Source:              corev1.EventSource{Component: "kubehz-actor"},
 		ReportingController: "kubehz.dev/actor", ReportingInstance: r.identity,

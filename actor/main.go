@@ -6,11 +6,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/printable"
 )
 
 func main() {
@@ -24,8 +26,15 @@ func main() {
 // for any other failure (a lost lease among them: the process restarts as a
 // standby), 0 for a clean stop.
 func exitCode(err error) int {
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "actor: %v\n", err)
-	}
+	printExit(os.Stderr, err)
 	return config.ExitCode(err)
+}
+
+// printExit writes run's error, if any, as the process's last line. The
+// error can quote outside text (an apiserver's message, a value from a
+// Secret or document), so it is escaped as every log line is.
+func printExit(w io.Writer, err error) {
+	if err != nil {
+		fmt.Fprintf(w, "actor: %s\n", printable.String(err.Error()))
+	}
 }

@@ -5,11 +5,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/printable"
 )
 
 func main() {
@@ -22,8 +24,15 @@ func main() {
 // exitCode maps run's error: 2 for bad configuration (nothing was sent), 1
 // for any other failure, 0 for a clean stop.
 func exitCode(err error) int {
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "observer: %v\n", err)
-	}
+	printExit(os.Stderr, err)
 	return config.ExitCode(err)
+}
+
+// printExit writes run's error, if any, as the process's last line. The
+// error can quote outside text (an apiserver's message, a value from a
+// Secret or document), so it is escaped as every log line is.
+func printExit(w io.Writer, err error) {
+	if err != nil {
+		fmt.Fprintf(w, "observer: %s\n", printable.String(err.Error()))
+	}
 }

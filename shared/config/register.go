@@ -15,7 +15,11 @@ type Register struct {
 	APIURL     *url.URL // no trailing slash; a path prefix is kept
 	Namespace  string   // of the identity Secret and the bind Secret
 	SecretName string   // the identity Secret it creates once
-	LogLevel   slog.Level
+	// BindFile is the one-time bind secret as the Job mounts it from its
+	// optional Secret; "" reads none. A file, not an API read, so the
+	// register ServiceAccount needs no get on that Secret.
+	BindFile string
+	LogLevel slog.Level
 }
 
 type rawRegister struct {
@@ -23,6 +27,7 @@ type rawRegister struct {
 	APIURL     string `env:"KUBEHZ_API_URL"`
 	Namespace  string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
 	SecretName string `env:"KUBEHZ_SECRET_NAME, default=kubehz-agent"`
+	BindFile   string `env:"KUBEHZ_BIND_SECRET_FILE, default=/var/run/secrets/kubehz/bind/bind-secret"`
 	LogLevel   string `env:"KUBEHZ_LOG_LEVEL"`
 }
 
@@ -39,6 +44,7 @@ func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
 		APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
 		Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
 		SecretName: p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+		BindFile:   raw.BindFile,
 		LogLevel:   logLevel(raw.LogLevel),
 	}
 	if err := p.err(); err != nil {

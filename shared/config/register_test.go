@@ -21,7 +21,9 @@ func TestLoadRegister_DefaultsNameTheSecretTheObserverReads(t *testing.T) {
 		APIURL:     mustURL(t, "https://api.kubehz.dev"),
 		Namespace:  "kubehz-system",
 		SecretName: "kubehz-agent",
-		LogLevel:   slog.LevelInfo,
+		// Where deploy/register's Job mounts the optional bind Secret.
+		BindFile: "/var/run/secrets/kubehz/bind/bind-secret",
+		LogLevel: slog.LevelInfo,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)

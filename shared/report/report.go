@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"kubehz.dev/agent/shared/printable"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -88,7 +89,11 @@ func Encode(d Document) (string, error) {
 	if err := enc.Encode(out); err != nil {
 		return "", fmt.Errorf("encode action report: %w", err)
 	}
-	s := string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	// People read the ConfigMap too (kubectl describe): every rune a
+	// terminal would obey, which json leaves raw above U+007E, is written as
+	// a \u escape; it decodes to the same text and costs at most the six
+	// bytes per UTF-16 unit the worst case below already allows.
+	s := string(printable.JSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
 	if len(s) > MaxBytes {
 		return "", fmt.Errorf("encode action report: %d bytes exceeds the %d-byte limit", len(s), MaxBytes)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"kubehz.dev/agent/shared/printable"
 )
 
 // Render prints the observer's state as aligned "key: value" lines, times
@@ -94,7 +96,8 @@ func (a Actor) Render(w io.Writer, now time.Time) error {
 		if detail == "" {
 			detail = "-"
 		}
-		_, _ = fmt.Fprintf(r.w, "  %s\t%s\t%s\t%s\n", rep.Action, rep.Pool, rep.Status, detail)
+		_, _ = fmt.Fprintf(r.w, "  %s\t%s\t%s\t%s\n", printable.String(rep.Action), printable.String(rep.Pool),
+			printable.String(rep.Status), printable.String(detail))
 	}
 	return r.flush()
 }
@@ -103,7 +106,12 @@ type table struct{ w *tabwriter.Writer }
 
 func newTable(w io.Writer) table { return table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)} }
 
-func (t table) line(key, value string) { _, _ = fmt.Fprintf(t.w, "%s:\t%s\n", key, value) }
+// line writes one "key: value" line. The value may hold text from outside
+// (a platform error, a report detail, a version): escaped, it can neither
+// drive the terminal nor forge a line.
+func (t table) line(key, value string) {
+	_, _ = fmt.Fprintf(t.w, "%s:\t%s\n", key, printable.String(value))
+}
 
 func (t table) flush() error { return t.w.Flush() }
 
@@ -129,14 +137,18 @@ func ago(t, now time.Time) string {
 }
 
 // Print is the status subcommand's output for either binary: the report, or
-// with --json the state file as read, indented.
+// with --json the state file as read, indented, with every rune a terminal
+// would obey written as a \u escape (the same data to a JSON reader).
 func Print(st interface {
 	Render(io.Writer, time.Time) error
 }, args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "--json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		b, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(printable.JSON(b), '\n'))
+		return err
 	}
 	return st.Render(stdout, time.Now())
 }

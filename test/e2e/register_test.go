@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -33,7 +34,8 @@ const registerWait = time.Minute
 // registerNamespace applies deploy/register's ServiceAccount, Role and
 // RoleBinding, rules unchanged, into a namespace of the test's own, as a
 // `namespace:` overlay would: the suite's kubehz-system already holds a
-// kubehz-agent Secret for other tests. It returns a kubeconfig of that
+// kubehz-agent Secret for other tests. The cluster-wide admission policy
+// and its binding are applied as they are. It returns a kubeconfig of that
 // ServiceAccount. Secrets left by an earlier run (-count=2) are removed.
 func registerNamespace(t *testing.T, ns string) string {
 	t.Helper()
@@ -47,6 +49,10 @@ func registerNamespace(t *testing.T, ns string) string {
 		if o.GetLabels()["app.kubernetes.io/component"] != "register" || o.GetKind() == "Job" {
 			continue
 		}
+		if o.GetNamespace() == "" { // the policy and its binding
+			rbac = append(rbac, o)
+			continue
+		}
 		o.SetNamespace(ns)
 		if o.GetKind() == "RoleBinding" {
 			subjects, _, _ := unstructured.NestedSlice(o.Object, "subjects")
@@ -57,8 +63,9 @@ func registerNamespace(t *testing.T, ns string) string {
 		}
 		rbac = append(rbac, o)
 	}
-	if len(rbac) != 3 {
-		t.Fatalf("deploy/register rendered %d RBAC objects, want ServiceAccount, Role, RoleBinding", len(rbac))
+	if len(rbac) != 5 {
+		t.Fatalf("deploy/register rendered %d RBAC and admission objects, want ServiceAccount, Role, RoleBinding, "+
+			"ValidatingAdmissionPolicy and its binding", len(rbac))
 	}
 	if err := suite.env.Apply(ctxT(t), rbac); err != nil {
 		t.Fatal(err)
@@ -78,13 +85,22 @@ func registerNamespace(t *testing.T, ns string) string {
 	return kubeconfig
 }
 
-// runRegister runs the built observer as `observer register` to the end.
+// runRegister runs the built observer as `observer register` to the end,
+// with no bind secret file.
 func runRegister(t *testing.T, sim *platformsim.Server, ns, kubeconfig string) (int, string) {
+	t.Helper()
+	return runRegisterWithBind(t, sim, ns, kubeconfig, filepath.Join(t.TempDir(), "no-bind-secret"))
+}
+
+// runRegisterWithBind reads the bind secret from bindFile, where the Job's
+// optional Secret volume would put it (no kubelet runs here).
+func runRegisterWithBind(t *testing.T, sim *platformsim.Server, ns, kubeconfig, bindFile string) (int, string) {
 	t.Helper()
 	p, err := kube.StartProcess(suite.observerBin, []string{
 		"CLUSTER_ID=" + clusterID,
 		"KUBEHZ_API_URL=" + sim.URL(),
 		"KUBEHZ_NAMESPACE=" + ns,
+		"KUBEHZ_BIND_SECRET_FILE=" + bindFile,
 		"KUBECONFIG=" + kubeconfig,
 	}, "register")
 	if err != nil {
@@ -216,24 +232,23 @@ func assertPrintedLineReadsTheClaim(t *testing.T, out, ns string, secret corev1.
 
 // TestRegister_PresentsTheBindSecretAndSurvivesAWrongOne: with a wrong bind
 // secret the platform refuses and nothing is lost; once the right one is
-// in place a re-run announces the identity the first run stored.
+// in place a re-run announces the identity the first run stored. The bind
+// secret is a file, as the Job mounts it, and no Secret of that name
+// exists: the command never asks the API for it.
 func TestRegister_PresentsTheBindSecretAndSurvivesAWrongOne(t *testing.T) {
 	const ns = "e2e-register-bind"
 	kubeconfig := registerNamespace(t, ns)
 	sim := startSim(t, platformsim.Options{BindSecret: "bind-e2e-42"})
 	secrets := suite.env.Client.CoreV1().Secrets(ns)
+	bindFile := filepath.Join(t.TempDir(), "bind-secret")
 	setBind := func(value string) {
-		_ = secrets.Delete(ctxT(t), "kubehz-agent-bind", metav1.DeleteOptions{})
-		if _, err := secrets.Create(ctxT(t), &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent-bind"},
-			Data:       map[string][]byte{"bind-secret": []byte(value + "\n")},
-		}, metav1.CreateOptions{}); err != nil {
+		if err := os.WriteFile(bindFile, []byte(value+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	setBind("bind-e2e-41")
-	code, out := runRegister(t, sim, ns, kubeconfig)
+	code, out := runRegisterWithBind(t, sim, ns, kubeconfig, bindFile)
 	if code != 1 || !strings.Contains(out, ns+"/kubehz-agent-bind") {
 		t.Fatalf("wrong bind secret: exit %d, want 1 naming the bind Secret:\n%s", code, tail(out, 3000))
 	}
@@ -246,7 +261,7 @@ func TestRegister_PresentsTheBindSecretAndSurvivesAWrongOne(t *testing.T) {
 	}
 
 	setBind("bind-e2e-42")
-	code, again := runRegister(t, sim, ns, kubeconfig)
+	code, again := runRegisterWithBind(t, sim, ns, kubeconfig, bindFile)
 	if code != 0 {
 		t.Fatalf("right bind secret: exit %d:\n%s", code, tail(again, 3000))
 	}
@@ -265,9 +280,12 @@ func TestRegister_PresentsTheBindSecretAndSurvivesAWrongOne(t *testing.T) {
 	}
 }
 
-// TestRegisterServiceAccount_CanOnlyGetTwoSecretsAndCreate asks the
-// apiserver what the register identity may do with Secrets.
-func TestRegisterServiceAccount_CanOnlyGetTwoSecretsAndCreate(t *testing.T) {
+// TestRegisterServiceAccount_CanOnlyGetTheIdentitySecretAndCreate asks the
+// apiserver what the register identity may do with Secrets. It cannot read
+// the bind Secret: that would let it read back a token Secret it made under
+// that name (the admission policy refuses such a Secret; this is the second
+// wall).
+func TestRegisterServiceAccount_CanOnlyGetTheIdentitySecretAndCreate(t *testing.T) {
 	const ns = "e2e-register-rbac"
 	registerNamespace(t, ns)
 	tests := []struct {
@@ -275,7 +293,7 @@ func TestRegisterServiceAccount_CanOnlyGetTwoSecretsAndCreate(t *testing.T) {
 		want       bool
 	}{
 		{"get", "kubehz-agent", true},
-		{"get", "kubehz-agent-bind", true},
+		{"get", "kubehz-agent-bind", false},
 		{"create", "", true},
 		{"get", "another-secret", false},
 		{"list", "", false},

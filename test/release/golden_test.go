@@ -30,7 +30,10 @@ func TestRBAC_MatchesTheGoldenFiles(t *testing.T) {
 			var docs []string
 			for _, o := range objs {
 				switch o.GetKind() {
-				case "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding":
+				// An admission policy narrows what RBAC allows, so a change
+				// to it is a change of permission too.
+				case "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
+					"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 				default:
 					continue
 				}

@@ -32,10 +32,11 @@ func registerObjects(t *testing.T) []*unstructured.Unstructured {
 	return out
 }
 
-// TestRegisterRBAC_OnlyGetsTwoSecretsByNameAndCreates pins the register
-// ServiceAccount's whole reach: get on the identity and bind Secrets by
-// name, and create on Secrets, in kubehz-system; no ClusterRole at all.
-func TestRegisterRBAC_OnlyGetsTwoSecretsByNameAndCreates(t *testing.T) {
+// TestRegisterRBAC_OnlyGetsTheIdentitySecretByNameAndCreates pins the
+// register ServiceAccount's whole reach: get on the identity Secret by name
+// (the bind Secret is mounted, never read through the API), and create on
+// Secrets, in kubehz-system; no ClusterRole at all.
+func TestRegisterRBAC_OnlyGetsTheIdentitySecretByNameAndCreates(t *testing.T) {
 	var roles int
 	for _, o := range registerObjects(t) {
 		switch o.GetKind() {
@@ -48,7 +49,7 @@ func TestRegisterRBAC_OnlyGetsTwoSecretsByNameAndCreates(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"kubehz-agent", "kubehz-agent-bind"}, Verbs: []string{"get"}},
+				{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"kubehz-agent"}, Verbs: []string{"get"}},
 				{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}},
 			}
 			if role.Namespace != "kubehz-system" || !reflect.DeepEqual(role.Rules, want) {
@@ -85,8 +86,8 @@ func TestRegisterJob_RestrictedOneShotWithTheAgreedLabels(t *testing.T) {
 			}
 		}
 	}
-	if len(objs) != 4 || job == nil {
-		t.Fatalf("want ServiceAccount, Role, RoleBinding and Job; got %d objects", len(objs))
+	if len(objs) != 6 || job == nil {
+		t.Fatalf("want ServiceAccount, Role, RoleBinding, the admission policy and its binding, and Job; got %d objects", len(objs))
 	}
 	if job.Namespace != "kubehz-system" || job.Spec.BackoffLimit == nil || *job.Spec.BackoffLimit > 5 ||
 		job.Spec.TTLSecondsAfterFinished == nil || job.Spec.ActiveDeadlineSeconds == nil {
@@ -122,5 +123,38 @@ func TestRegisterJob_RestrictedOneShotWithTheAgreedLabels(t *testing.T) {
 	}
 	if len(c.EnvFrom) != 1 || c.EnvFrom[0].ConfigMapRef == nil || !strings.HasPrefix(c.EnvFrom[0].ConfigMapRef.Name, "kubehz-config-") {
 		t.Errorf("envFrom %+v: want the observer's generated (hash-suffixed) kubehz-config", c.EnvFrom)
+	}
+}
+
+// TestRegisterJob_MountsTheBindSecretWhereTheCommandReadsIt: the command
+// reads the bind secret from KUBEHZ_BIND_SECRET_FILE, whose default is
+// /var/run/secrets/kubehz/bind/bind-secret, and never through the API; the
+// Job must put exactly that key there, from an optional volume (no Secret,
+// no bind secret), read-only.
+func TestRegisterJob_MountsTheBindSecretWhereTheCommandReadsIt(t *testing.T) {
+	var job batchv1.Job
+	for _, o := range registerObjects(t) {
+		if o.GetKind() == "Job" {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &job); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pod := job.Spec.Template.Spec
+	if len(pod.Volumes) != 1 || len(pod.Containers) != 1 || len(pod.Containers[0].VolumeMounts) != 1 {
+		t.Fatalf("want one volume mounted once; got %d volumes, %+v", len(pod.Volumes), pod.Containers)
+	}
+	v, m := pod.Volumes[0], pod.Containers[0].VolumeMounts[0]
+	if v.Secret == nil || v.Secret.SecretName != "kubehz-agent-bind" || v.Secret.Optional == nil || !*v.Secret.Optional ||
+		!reflect.DeepEqual(v.Secret.Items, []corev1.KeyToPath{{Key: "bind-secret", Path: "bind-secret"}}) {
+		t.Errorf("volume %+v: want the optional Secret kubehz-agent-bind, key bind-secret only", v)
+	}
+	if m.Name != v.Name || !m.ReadOnly || m.MountPath+"/"+v.Secret.Items[0].Path != "/var/run/secrets/kubehz/bind/bind-secret" {
+		t.Errorf("mount %+v: want it read-only at /var/run/secrets/kubehz/bind", m)
+	}
+	for _, e := range pod.Containers[0].Env {
+		if e.Name == "KUBEHZ_BIND_SECRET_FILE" {
+			t.Errorf("the Job sets KUBEHZ_BIND_SECRET_FILE=%q; the mount follows the default", e.Value)
+		}
 	}
 }

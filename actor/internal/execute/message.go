@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"kubehz.dev/agent/shared/printable"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -13,8 +14,12 @@ const maxEventMessage = 1024
 
 // eventMessage is the Event text for one report, at most maxEventMessage
 // bytes, cut on a character boundary with "..." appended when it is longer.
+// The detail may carry outside text (a target version, a MachineDeployment
+// field) to `kubectl describe`: it is escaped before the cut, so the escapes
+// count against the bound.
 func eventMessage(a wire.Action) string {
-	return cutBytes(fmt.Sprintf("desired revision %d: %s %s: %s", a.Revision, a.Type, a.Status, a.Detail), maxEventMessage)
+	msg := fmt.Sprintf("desired revision %d: %s %s: %s", a.Revision, a.Type, a.Status, a.Detail)
+	return cutBytes(printable.String(msg), maxEventMessage)
 }
 
 // cutBytes returns s when it fits in max bytes, else its longest prefix that

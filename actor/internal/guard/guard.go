@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"kubehz.dev/agent/shared/printable"
 )
 
 // The label keys that mark a control-plane node, machine or pool. Presence is
@@ -103,15 +105,18 @@ func AutoscalerKey(annotations map[string]string) string {
 // errorRunes is how many code points of an error's text a detail keeps.
 const errorRunes = 160
 
-// Sanitize makes error text fit a detail: line breaks become spaces and the
-// text is cut at 160 code points, with "…" appended when cut.
+// Sanitize makes outside text (an error, a version as sent) fit a detail:
+// line breaks become spaces, every other rune a terminal would obey (ESC,
+// U+009B, a bidi override) becomes a visible escape, so the beat, the
+// reports ConfigMap, `actor status` and Events all show the same harmless
+// text, and the result is cut at 160 code points, with "…" appended when cut.
 func Sanitize(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = printable.String(strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 	if utf8.RuneCountInString(s) <= errorRunes {
 		return s
 	}

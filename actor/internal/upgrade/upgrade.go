@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/shared/printable"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -210,6 +211,9 @@ func allFailed(names []string, detail string, rev int64) map[string]Step {
 	return out
 }
 
+// action is every upgrade report. Its details quote versions from outside
+// (the desired state, a MachineDeployment, a Machine, the control plane),
+// so they are escaped here, once, for every reader of the report.
 func action(pool, status, detail string, rev int64) wire.Action {
-	return wire.Action{Type: wire.ActionUpgrade, Target: pool, Status: status, Detail: detail, Revision: rev}
+	return wire.Action{Type: wire.ActionUpgrade, Target: pool, Status: status, Detail: printable.String(detail), Revision: rev}
 }

@@ -44,6 +44,7 @@ type fakeSecrets struct {
 	createErr error
 	onCreate  func(f *fakeSecrets)
 	creates   int
+	gets      []string // names asked for, in order
 }
 
 var _ Secrets = (*fakeSecrets)(nil)
@@ -59,6 +60,7 @@ func newFakeSecrets(objs ...*kubeapi.Secret) *fakeSecrets {
 func (f *fakeSecrets) Get(_ context.Context, name string, _ metav1.GetOptions) (*kubeapi.Secret, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.gets = append(f.gets, name)
 	if err := f.getErr[name]; err != nil {
 		return nil, err
 	}

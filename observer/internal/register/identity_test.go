@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -108,22 +110,28 @@ func TestNewSecret_IsImmutableWithTheKeysTheObserverReads(t *testing.T) {
 	}
 }
 
-func TestBindFromSecret_TrimsAndRefusesEmptyOrOdd(t *testing.T) {
+func TestReadBind_TrimsAndRefusesEmptyOrOdd(t *testing.T) {
 	tests := []struct {
 		name, value, want, wantErr string
 	}{
 		{name: "trimmed", value: " bind-123\n", want: "bind-123"},
-		{name: "empty", value: "  ", wantErr: "no value"},
+		{name: "empty", value: "  ", wantErr: "is empty"},
 		{name: "inner space", value: "a b", wantErr: "character 2"},
 		{name: "too long", value: strings.Repeat("a", 1025), wantErr: "longer than 1024"},
 		{name: "at the limit", value: strings.Repeat("a", 1024), want: strings.Repeat("a", 1024)},
+		{name: "at the limit in a sea of whitespace", value: strings.Repeat("\n", 60000) + strings.Repeat("a", 1024), want: strings.Repeat("a", 1024)},
+		{name: "a file past 64 KiB", value: strings.Repeat("\n", 64<<10) + "a", wantErr: "longer than 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := BindFromSecret(&kubeapi.Secret{Data: map[string][]byte{"bind-secret": []byte(tt.value)}})
+			path := filepath.Join(t.TempDir(), "bind-secret")
+			if err := os.WriteFile(path, []byte(tt.value), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadBind(path)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), path) {
+					t.Fatalf("error %v, want %q naming the file", err, tt.wantErr)
 				}
 				return
 			}
@@ -131,6 +139,20 @@ func TestBindFromSecret_TrimsAndRefusesEmptyOrOdd(t *testing.T) {
 				t.Fatalf("got %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// An optional Secret volume shows a missing Secret, or one without the
+// key, as no file: no bind secret, no error.
+func TestReadBind_NoFileOrNoPathMeansNoBindSecret(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "bind-secret")} {
+		if got, err := ReadBind(path); got != "" || err != nil {
+			t.Errorf("ReadBind(%q) = %q, %v; want none and no error", path, got, err)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := ReadBind(dir); err == nil {
+		t.Error("a directory at the path read as a bind secret")
 	}
 }
 
@@ -145,7 +167,7 @@ func FuzzFromSecret_NeverPanicsNorQuotesTheValue(f *testing.F) {
 	f.Add([]byte(fixedToken), []byte(fixedClaim), []byte("bind"))
 	f.Add([]byte("khz_agt_"), []byte("khzc_\x00"), []byte(" \n"))
 	f.Fuzz(func(t *testing.T, tok, claim, bind []byte) {
-		s := &kubeapi.Secret{Data: map[string][]byte{"agent-token": tok, "claim-code": claim, "bind-secret": bind}}
+		s := &kubeapi.Secret{Data: map[string][]byte{"agent-token": tok, "claim-code": claim}}
 		// The guards keep a value that happens to spell part of a message
 		// from counting: no message has 16 bytes without a space, or 100.
 		code := bytes.TrimPrefix(claim, []byte("khzc_"))
@@ -153,7 +175,7 @@ func FuzzFromSecret_NeverPanicsNorQuotesTheValue(f *testing.F) {
 			strings.Contains(err.Error(), string(code)) {
 			t.Errorf("error quotes the claim code: %v", err)
 		}
-		if _, err := BindFromSecret(s); err != nil && len(bind) > 100 && strings.Contains(err.Error(), string(bind)) {
+		if _, err := parseBind(bind, "/bind"); err != nil && len(bind) > 100 && strings.Contains(err.Error(), string(bind)) {
 			t.Errorf("error quotes the bind secret: %v", err)
 		}
 	})

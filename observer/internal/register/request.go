@@ -1,10 +1,12 @@
 package register
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"strings"
-
-	"kubehz.dev/agent/shared/kubeapi"
 )
 
 // Request is the body of POST /api/clusters/agent-register. The platform
@@ -26,28 +28,56 @@ func NewRequest(clusterID string, id Identity, bind string) Request {
 }
 
 // The bind Secret: made by whoever prepared the cluster's registration on
-// the platform side, read once here.
+// the platform side. deploy/register's Job mounts it as an optional volume,
+// so this command reads a file and never the Secret through the API: the
+// register ServiceAccount has no get on it to abuse.
 const (
 	BindSecretName = "kubehz-agent-bind"
 	BindKey        = "bind-secret"
 	// maxBindBytes is far above any generated secret and keeps a mistaken
 	// Secret (a whole kubeconfig, say) out of the request.
 	maxBindBytes = 1024
+	// maxBindFile bounds the read: the value, plus generous whitespace.
+	maxBindFile = 64 << 10
 )
 
-// BindFromSecret reads the one-time bind secret, trimmed. Errors name what
-// is wrong, never the value.
-func BindFromSecret(s *kubeapi.Secret) (string, error) {
-	v := strings.TrimSpace(string(s.Data[BindKey]))
+// ReadBind reads the one-time bind secret from path, trimmed: "" when path
+// is "" or nothing is there (no bind Secret, or none of its keys is
+// BindKey, which an optional volume shows as no file). Errors name the file
+// and what is wrong, never the value.
+func ReadBind(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the bind secret: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxBindFile+1))
+	if err != nil {
+		return "", fmt.Errorf("read the bind secret: %w", err)
+	}
+	return parseBind(b, path)
+}
+
+// parseBind checks a bind secret file's bytes: trimmed, not empty, at most
+// maxBindBytes of visible ASCII.
+func parseBind(b []byte, path string) (string, error) {
+	v := strings.TrimSpace(string(b))
 	switch {
 	case v == "":
-		return "", fmt.Errorf("no value under key %s in Secret %s/%s", BindKey, s.Namespace, s.Name)
-	case len(v) > maxBindBytes:
-		return "", fmt.Errorf("key %s in Secret %s/%s is longer than %d bytes", BindKey, s.Namespace, s.Name, maxBindBytes)
+		return "", fmt.Errorf("bind secret file %s (key %s of Secret %s) is empty", path, BindKey, BindSecretName)
+	case len(b) > maxBindFile || len(v) > maxBindBytes:
+		return "", fmt.Errorf("bind secret file %s (key %s of Secret %s) is longer than %d bytes", path, BindKey, BindSecretName, maxBindBytes)
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] <= ' ' || v[i] > '~' {
-			return "", fmt.Errorf("key %s in Secret %s/%s: character %d is not a visible ASCII character", BindKey, s.Namespace, s.Name, i+1)
+			return "", fmt.Errorf("bind secret file %s (key %s of Secret %s): character %d is not a visible ASCII character",
+				path, BindKey, BindSecretName, i+1)
 		}
 	}
 	return v, nil

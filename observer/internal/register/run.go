@@ -42,7 +42,7 @@ type Deps struct {
 // holds a hash whose token is lost, and a re-run finds the Secret and
 // announces the same hashes again, which the platform accepts as a no-op.
 func Run(ctx context.Context, cfg config.Register, d Deps, stdout io.Writer) error {
-	bind, err := readBind(ctx, d.Secrets, cfg.Namespace)
+	bind, err := ReadBind(cfg.BindFile)
 	if err != nil {
 		return err
 	}
@@ -69,19 +69,6 @@ func Run(ctx context.Context, cfg config.Register, d Deps, stdout io.Writer) err
 		"Read the claim code (and paste it into the platform to claim the cluster) with:\n\n  %s\n",
 		cfg.ClusterID, cfg.Namespace, cfg.SecretName, HowToRead(cfg.Namespace, cfg.SecretName))
 	return err
-}
-
-// readBind returns the one-time bind secret, or "" when its Secret does not
-// exist.
-func readBind(ctx context.Context, secrets Secrets, namespace string) (string, error) {
-	s, err := get(ctx, secrets, BindSecretName)
-	switch {
-	case apierrors.IsNotFound(err):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("get Secret %s/%s (grant get on it by name, as deploy/register does): %w", namespace, BindSecretName, err)
-	}
-	return BindFromSecret(s)
 }
 
 // ensureIdentity returns the identity in the Secret, creating the Secret

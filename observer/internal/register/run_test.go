@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/shared/config"
@@ -27,9 +28,14 @@ func testConfig() config.Register {
 // runOnce runs Run with fixed randomness and a clock that records waits.
 func runOnce(t *testing.T, secrets *fakeSecrets, a *fakeAnnouncer) (string, []time.Duration, error) {
 	t.Helper()
+	return runWith(t, testConfig(), secrets, a)
+}
+
+func runWith(t *testing.T, cfg config.Register, secrets *fakeSecrets, a *fakeAnnouncer) (string, []time.Duration, error) {
+	t.Helper()
 	var out bytes.Buffer
 	var waits []time.Duration
-	err := Run(context.Background(), testConfig(), Deps{
+	err := Run(context.Background(), cfg, Deps{
 		Secrets: secrets, Announcer: a, Random: fixedRandom(), Log: discard(),
 		Jitter: func() float64 { return 1 },
 		Sleep:  func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
@@ -143,10 +149,18 @@ func TestRun_MalformedExistingSecretIsBadConfigAndLeftAlone(t *testing.T) {
 	}
 }
 
-func TestRun_PresentsTheBindSecretWhenItExists(t *testing.T) {
-	bind := &kubeapi.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubehz-agent-bind"}, Data: map[string][]byte{"bind-secret": []byte("one-time-123\n")}}
+// TestRun_PresentsTheMountedBindSecretAndNeverGetsItsSecret: the bind
+// secret comes from the Job's volume; the register ServiceAccount has no
+// get on its Secret, so the command must not ask for it.
+func TestRun_PresentsTheMountedBindSecretAndNeverGetsItsSecret(t *testing.T) {
+	cfg := testConfig()
+	cfg.BindFile = filepath.Join(t.TempDir(), "bind-secret")
+	if err := os.WriteFile(cfg.BindFile, []byte("one-time-123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secrets := newFakeSecrets()
 	a := &fakeAnnouncer{}
-	if _, _, err := runOnce(t, newFakeSecrets(bind), a); err != nil {
+	if _, _, err := runWith(t, cfg, secrets, a); err != nil {
 		t.Fatal(err)
 	}
 	if got := decodeBody(t, a.bodies[0])["bindSecret"]; got != "one-time-123" {
@@ -155,22 +169,31 @@ func TestRun_PresentsTheBindSecretWhenItExists(t *testing.T) {
 	if a.redact[0] != "one-time-123" {
 		t.Errorf("the bind secret is not masked in error logs")
 	}
+	if !reflect.DeepEqual(secrets.gets, []string{"kubehz-agent"}) {
+		t.Errorf("asked the API for Secrets %v, want only the identity Secret", secrets.gets)
+	}
+
+	cfg.BindFile = filepath.Join(t.TempDir(), "absent")
 	noBind := &fakeAnnouncer{}
-	if _, _, err := runOnce(t, newFakeSecrets(), noBind); err != nil {
+	if _, _, err := runWith(t, cfg, newFakeSecrets(), noBind); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(noBind.bodies[0], []byte("bindSecret")) {
-		t.Errorf("without a bind Secret the body still names bindSecret: %s", noBind.bodies[0])
+		t.Errorf("without a bind secret file the body still names bindSecret: %s", noBind.bodies[0])
 	}
 }
 
-func TestRun_ForbiddenBindReadStopsBeforeAnythingIsWritten(t *testing.T) {
+func TestRun_MalformedBindSecretStopsBeforeAnythingIsWritten(t *testing.T) {
+	cfg := testConfig()
+	cfg.BindFile = filepath.Join(t.TempDir(), "bind-secret")
+	if err := os.WriteFile(cfg.BindFile, []byte("two words"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	secrets := newFakeSecrets()
-	secrets.getErr["kubehz-agent-bind"] = apierrors.NewForbidden(secretsGR, "kubehz-agent-bind", errors.New("RBAC"))
 	a := &fakeAnnouncer{}
-	_, _, err := runOnce(t, secrets, a)
-	if err == nil || !strings.Contains(err.Error(), "kubehz-system/kubehz-agent-bind") {
-		t.Fatalf("error %v, want one naming the bind Secret", err)
+	_, _, err := runWith(t, cfg, secrets, a)
+	if err == nil || !strings.Contains(err.Error(), cfg.BindFile) {
+		t.Fatalf("error %v, want one naming the bind secret file", err)
 	}
 	if secrets.creates != 0 || len(a.bodies) != 0 {
 		t.Error("something was written or sent")

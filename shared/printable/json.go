@@ -1,0 +1,63 @@
+package printable
+
+import (
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// JSON returns the JSON text b with every rune that is not Safe written as a
+// \u escape, so it decodes to exactly the same value yet shows a terminal
+// nothing to obey. Encoders escape the C0 controls inside strings but send
+// the C1 controls, DEL and the bidirectional controls raw. Space, tab and
+// newline are kept: raw, they can only be whitespace between tokens, since a
+// string must escape them, and none of them can overwrite what a terminal
+// shows. A carriage return, which can, is escaped even there; encoders never
+// write one raw. A byte that is not UTF-8 becomes \ufffd, the rune a decoder
+// reads it as. Text that needs no escape comes back as it is, without a copy.
+func JSON(b []byte) []byte {
+	i := firstUnsafeJSON(b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case Safe(r) || jsonSpace(r):
+			out = append(out, b[i:i+size]...)
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+	}
+	return out
+}
+
+func jsonSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
+
+// firstUnsafeJSON is the index of the first rune of b that JSON escapes, or
+// -1.
+func firstUnsafeJSON(b []byte) int {
+	for i := 0; i < len(b); {
+		if c := b[i]; c < utf8.RuneSelf {
+			if (c < ' ' && !jsonSpace(rune(c))) || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && size == 1) || !Safe(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
