@@ -197,6 +197,7 @@ func (c *checker) checkKubelet(wr *write, d *md) {
 	case target.major != cp.major || target.minor > cp.minor || target.minor < cp.minor-3:
 		c.fail("5 (versions)", "%s: outside the skew policy of control plane %s", wr, c.w.cp)
 	}
+	c.checkStableControlPlane(wr)
 	if d != nil {
 		if cur, ok := parseVersion(d.kubelet); !ok || target.less(cur) {
 			c.fail("5 (versions)", "%s: downgrades or replaces unparsable kubelet %q", wr, d.kubelet)
@@ -246,9 +247,10 @@ type totals struct {
 	patches, kubeletPatches, healDeletes, podDeletes, unwedges int
 	stormRefusals, fenceRefusals, steps                        int
 	lagged                                                     int // steps where some cache's List served a stale world
+	cpMixed                                                    int // reads of a control plane whose members disagree
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals)
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; reads of a control plane mid-upgrade %d",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals, t.cpMixed)
 }
