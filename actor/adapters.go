@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/execute"
+	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/scale"
 	"kubehz.dev/agent/shared/printable"
@@ -116,20 +119,62 @@ func (p *nodePods) PodsOn(ctx context.Context, node string) ([]heal.Pod, error) 
 	return out, nil
 }
 
-// serverVersion reads the apiserver's /version, which every authenticated
-// identity may read.
-type serverVersion struct{ client kubernetes.Interface }
+// controlPlaneSources reads every source of the control plane's version the
+// actor can see, for the upgrade gate, which trusts only their minimum:
+//   - the kubelet of each control-plane Node, listed by each control-plane
+//     label (ClusterRole kubehz-actor-nodes);
+//   - the image tag of each kube-apiserver static pod, listed in kube-system
+//     by the labels kubeadm and KubeOne give it (ClusterRole
+//     kubehz-actor-pods, the unwedge's list);
+//   - /version, which every authenticated identity may read.
+//
+// A source that cannot be read fails the whole sample: the gate stays
+// closed rather than trust the sources left.
+type controlPlaneSources struct{ client kubernetes.Interface }
 
-func (v *serverVersion) ControlPlaneVersion(ctx context.Context) (string, error) {
+// apiserverPods selects kubeadm's (and so KubeOne's) kube-apiserver static
+// pods.
+const apiserverPods = "component=kube-apiserver,tier=control-plane"
+
+func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error) {
 	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	raw, err := v.client.Discovery().RESTClient().Get().AbsPath("/version").Do(rctx).Raw()
+	var out []cpversion.Reading
+	seen := map[string]bool{}
+	for _, key := range guard.ControlPlaneLabelKeys() {
+		nodes, err := s.client.CoreV1().Nodes().List(rctx, metav1.ListOptions{LabelSelector: key})
+		if err != nil {
+			return nil, fmt.Errorf("list Nodes labelled %s: %w", key, err)
+		}
+		for _, n := range nodes.Items {
+			if !seen[n.Name] {
+				seen[n.Name] = true
+				out = append(out, cpversion.Reading{Source: "Node " + n.Name, Version: n.Status.NodeInfo.KubeletVersion})
+			}
+		}
+	}
+	pods, err := s.client.CoreV1().Pods(metav1.NamespaceSystem).List(rctx, metav1.ListOptions{LabelSelector: apiserverPods})
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("list kube-apiserver pods in kube-system: %w", err)
+	}
+	for _, p := range pods.Items {
+		// A pod without a container of that name yields no version, which
+		// keeps the gate closed: better than guessing which one it runs.
+		r := cpversion.Reading{Source: "Pod kube-system/" + p.Name}
+		for _, c := range p.Spec.Containers {
+			if c.Name == "kube-apiserver" {
+				r.Version = cpversion.ImageTag(c.Image)
+			}
+		}
+		out = append(out, r)
+	}
+	raw, err := s.client.Discovery().RESTClient().Get().AbsPath("/version").Do(rctx).Raw()
+	if err != nil {
+		return nil, fmt.Errorf("read /version: %w", err)
 	}
 	var info version.Info
 	if err := json.Unmarshal(raw, &info); err != nil {
-		return "", err
+		return nil, fmt.Errorf("decode /version: %w", err)
 	}
-	return info.GitVersion, nil
+	return append(out, cpversion.Reading{Source: "/version", Version: info.GitVersion}), nil
 }

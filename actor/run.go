@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			Nodes:           cluster.NewNodes(client, log),
 			Deleter:         &machineDeleter{dyn: dyn, client: client},
 			Pods:            &nodePods{client: client},
-			Version:         &serverVersion{client: client},
+			Version:         &controlPlaneSources{client: client},
 			Memory:          heal.NewMemory(time.Now()), // the cooldown starts with the term
 			EvictionTimeout: cfg.HealEvictionTimeout,
 		}

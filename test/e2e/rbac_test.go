@@ -145,9 +145,13 @@ func TestActorRBAC_WritesOnlyWhatItNeeds(t *testing.T) {
 		{res("list", "", "nodes", "", "", ""), true},
 		{res("get", "", "nodes", "", "", "n1"), true},
 		{res("list", "", "pods", "", "", ""), true},
-		// And nothing more: the unwedge lists pods by node and never
-		// reads one, watches them or evicts; Machines elsewhere, their
-		// creation and their MachineSets are out of reach.
+		// The upgrade gate's sources: control-plane Nodes (above) and the
+		// kube-apiserver static pods in kube-system.
+		{res("list", "", "pods", "", "kube-system", ""), true},
+		// And nothing more: the unwedge lists pods by node, the upgrade
+		// gate lists kube-apiserver pods, and neither reads one, watches
+		// them or evicts; Machines elsewhere, their creation and their
+		// MachineSets are out of reach.
 		{res("get", "", "pods", "", "default", "p"), false},
 		{res("watch", "", "pods", "", "", ""), false},
 		{res("create", "", "pods", "eviction", "default", "p"), false},

@@ -138,23 +138,19 @@ func TestUpgrade_DowngradeAndSkewAreRefused(t *testing.T) {
 	startObserver(t, sim)
 	startActor(t, sim, "actor-refuse-upgrade")
 
+	// A new actor reports "control plane version unknown" until the
+	// version has held for 10 s, so this waits for each pool's own reason.
 	refused := func(rev int64, want map[string]string) {
 		t.Helper()
-		b := waitBeat(t, sim, func(b platformsim.Beat) bool {
-			n := 0
-			for _, a := range actionsOf(b) {
-				if a.Type == "upgrade" && a.Revision == rev && a.Status == "failed" {
-					n++
+		waitBeat(t, sim, func(b platformsim.Beat) bool {
+			for pool, word := range want {
+				a, ok := findAction(actionsOf(b), "upgrade", pool)
+				if !ok || a.Revision != rev || a.Status != "failed" || !strings.Contains(a.Detail, word) {
+					return false
 				}
 			}
-			return n == len(want)
+			return true
 		})
-		for pool, word := range want {
-			a, _ := findAction(actionsOf(b), "upgrade", pool)
-			if !strings.Contains(a.Detail, word) {
-				t.Errorf("revision %d, %s: %q does not mention %q", rev, pool, a.Detail, word)
-			}
-		}
 	}
 	refused(11, map[string]string{"pool-d": "downgrade", "pool-old": "skew"})
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/actor/internal/upgrade"
@@ -90,8 +91,14 @@ type Executor struct {
 	EvictionTimeout time.Duration
 	Now             func() time.Time
 
+	// CPGate holds this term's reads of the control plane's version; the
+	// zero value, which a new term starts from, vouches for nothing yet.
+	CPGate cpversion.Gate
+
 	// rolls remembers, per pool, the kubelet version this term rolled from.
 	rolls upgrade.Memory
+	// cpVouched is the version CPGate last vouched for, to log a change once.
+	cpVouched string
 
 	// landed is true once the store's current reports are in the ConfigMap.
 	// It starts false, so a new leader's first Flush publishes its own empty

@@ -273,18 +273,6 @@ func (p *fakePods) PodsOn(_ context.Context, node string) ([]heal.Pod, error) {
 	return out, nil
 }
 
-// fakeVersion is the apiserver's gitVersion.
-type fakeVersion struct {
-	version string
-	err     error
-	calls   int
-}
-
-func (v *fakeVersion) ControlPlaneVersion(context.Context) (string, error) {
-	v.calls++
-	return v.version, v.err
-}
-
 // mdPatcher applies merge patches to the fake MachineDeployments: replicas
 // and the template's kubelet, whichever the body sets, bumping the
 // resourceVersion.

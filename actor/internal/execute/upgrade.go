@@ -6,16 +6,20 @@ import (
 	"strings"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/machinepool"
 	"kubehz.dev/agent/shared/wire"
 )
 
-// Version reads the apiserver's gitVersion, which the upgrade pre-flight
-// checks the target against.
+// Version reads every source of the control plane's version the actor can
+// see (each control-plane Node's kubelet, each kube-apiserver static pod's
+// image tag, /version); an error means one of them could not be read. The
+// upgrade pre-flight checks the target against the version the gate
+// vouches for.
 type Version interface {
-	ControlPlaneVersion(ctx context.Context) (string, error)
+	ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error)
 }
 
 // upgrade runs one P6 pass and reports whether it wants a retry.
@@ -147,12 +151,34 @@ func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Obse
 		o.Machines = append(o.Machines, upgradeMachine(m, resolver))
 	}
 	e.step()
-	cp, err := e.Version.ControlPlaneVersion(ctx)
-	if err != nil {
-		e.Log.Warn("Cannot read the control plane's version; upgrades wait for it", "err", err)
-	}
-	o.ControlPlane = cp
+	o.ControlPlane = e.controlPlane(ctx)
 	return o
+}
+
+// controlPlane samples every source of the control plane's version and
+// returns the version the gate vouches for: the minimum, once it has held
+// over several reads. While it vouches for none it returns "", and the
+// planner refuses every roll as "control plane version unknown" and
+// retries. One upgraded apiserver answering /version never opens the gate
+// while another source is older.
+func (e *Executor) controlPlane(ctx context.Context) string {
+	readings, err := e.Version.ControlPlaneVersions(ctx)
+	vouched, why := e.CPGate.Observe(cpversion.Sample{At: e.now(), Readings: readings, Err: err})
+	oldest, source, unreadable := cpversion.Minimum(readings)
+	switch {
+	case vouched != "":
+		if vouched != e.cpVouched {
+			e.Log.Info("Control plane version trusted for upgrades", "version", vouched, "oldestSource", source,
+				"sources", len(readings))
+		}
+	case err != nil || unreadable != "":
+		e.Log.Warn("Control plane version unknown; upgrades wait for it", "why", why)
+	default:
+		e.Log.Debug("Control plane version not yet stable; upgrades wait for it", "version", oldest,
+			"oldestSource", source, "why", why)
+	}
+	e.cpVouched = vouched
+	return vouched
 }
 
 // upgradeMachine counts m toward the one pool that owns it; a machine

@@ -198,6 +198,7 @@ func (c *checker) checkKubelet(wr *write, d *md) {
 	case target.major != cp.major || target.minor > cp.minor || target.minor < cp.minor-3:
 		c.fail("5 (versions)", "%s: outside the skew policy of control plane %s", wr, c.w.cp)
 	}
+	c.checkStableControlPlane(wr)
 	c.checkRollVersions(wr, d)
 	for _, q := range c.w.mds {
 		if q.name == wr.name || !c.midRoll(q) {
@@ -244,9 +245,10 @@ type totals struct {
 	stormRefusals, fenceRefusals, steps                        int
 	lagged                                                     int // steps where some cache's List served a stale world
 	versions                                                   versionTotals
+	cpMixed                                                    int // reads of a control plane whose members disagree
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals, t.versions)
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals, t.cpMixed, t.versions)
 }

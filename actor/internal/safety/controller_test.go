@@ -14,11 +14,7 @@ import (
 // delete Machines by hand.
 func advance(r *rand.Rand, w *world, dt time.Duration) {
 	w.now = w.now.Add(dt)
-	if chance(r, 0.03) { // the control plane is upgraded a minor
-		if v, ok := parseVersion(w.cp); ok && v.major == 1 {
-			w.cp = fmt.Sprintf("v1.%d.%d", v.minor+1, r.IntN(10))
-		}
-	}
+	advanceControlPlane(r, w)
 	teardown(r, w)
 	for _, d := range w.mds {
 		reconcile(r, w, d)

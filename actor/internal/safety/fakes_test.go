@@ -112,17 +112,6 @@ func (a *apiserver) writeError(gr schema.GroupResource, name string) error {
 	return errors.New("connection reset by peer")
 }
 
-func (a *apiserver) ControlPlaneVersion(ctx context.Context) (string, error) {
-	a.reads++
-	if a.fail(a.f.version) {
-		if chance(a.r, 0.5) {
-			return "", nil
-		}
-		return "", errors.New("discovery failed")
-	}
-	return a.w.cp, nil
-}
-
 func (a *apiserver) PodsOn(ctx context.Context, nodeName string) ([]heal.Pod, error) {
 	a.reads++
 	if a.fail(a.f.pods) {

@@ -50,6 +50,7 @@ func newWorld(r *rand.Rand) *world {
 	if chance(r, 0.1) {
 		w.cp += "+k3s1"
 	}
+	startControlPlane(r, w)
 	names := slices.Clone(poolNames)
 	r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 	names = names[:1+r.IntN(6)]

@@ -63,6 +63,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"unwedges": tot.unwedges, "storm refusals": tot.stormRefusals, "fence refusals": tot.fenceRefusals,
 		"lagged steps": tot.lagged, "refused targets offered": tot.versions.badTargets,
 		"live downgrades offered": tot.versions.liveDowngrades, "pre-release rolls": tot.versions.preReleaseRolls,
+		"reads of a control plane mid-upgrade": tot.cpMixed,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
@@ -125,6 +126,9 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 			dt := time.Duration(r.IntN(20*60+1)) * time.Second
 			if chance(r, 0.35) {
 				dt = time.Duration(r.IntN(6*60+1)) * time.Second
+			}
+			if chance(r, 0.15) { // polls seconds apart, across the control-plane gate's 10 s
+				dt = time.Duration(r.IntN(16)) * time.Second
 			}
 			advance(r, w, dt)
 			if chance(r, 0.3) {

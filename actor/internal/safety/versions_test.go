@@ -33,6 +33,18 @@ func parseVersion(s string) (semver, bool) {
 	return semver{n[0], n[1], n[2]}, true
 }
 
+// less orders by major, minor and patch: the skew model's minimum over the
+// control plane's members needs no more.
+func (v semver) less(w semver) bool {
+	if v.major != w.major {
+		return v.major < w.major
+	}
+	if v.minor != w.minor {
+		return v.minor < w.minor
+	}
+	return v.patch < w.patch
+}
+
 // sameVersion compares two version strings ignoring a leading "v".
 func sameVersion(a, b string) bool {
 	return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v")

@@ -66,7 +66,8 @@ type pod struct {
 // world is the fake cluster: what the apiserver holds, and the clock.
 type world struct {
 	now      time.Time
-	cp       string // the apiserver's gitVersion
+	cp       string // the oldest version any control-plane member runs
+	plane    controlPlane
 	mds      []*md
 	machines []*machine
 	nodes    []*node
@@ -213,6 +214,7 @@ func (w *world) machineIsControlPlane(m *machine) bool {
 func (w *world) dump() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "now=%s cp=%q\n", w.now.Format(time.RFC3339), w.cp)
+	b.WriteString(w.plane.dump())
 	for _, d := range w.mds {
 		reps := "nil"
 		if d.replicas != nil {

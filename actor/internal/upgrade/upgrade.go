@@ -54,7 +54,7 @@ type Observed struct {
 	MDsErr       error
 	Machines     []Machine
 	MachinesErr  error
-	ControlPlane string // the apiserver's gitVersion; "" when unknown
+	ControlPlane string // the oldest control-plane version read, once it held (package cpversion); "" when unknown
 }
 
 // Policy is what the pass acts under.
