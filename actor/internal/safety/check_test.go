@@ -63,7 +63,7 @@ func (c *checker) newTerm() {
 func (c *checker) beginStep(doc desired.Document, step int) {
 	c.doc, c.step, c.healed = doc, step, 0
 	c.ref = reference{}
-	if doc.HealingArmed() {
+	if armed(doc) {
 		c.ref = computeReference(c.w, doc.Healing)
 	}
 }

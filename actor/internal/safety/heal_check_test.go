@@ -59,7 +59,7 @@ func computeReference(w *world, h desired.Healing) reference {
 }
 
 func (c *checker) checkMachineDelete(wr *write) {
-	if !c.doc.HealingArmed() {
+	if !armed(c.doc) {
 		c.fail("3 (flags)", "%s with healing not armed", wr)
 		return
 	}
@@ -109,7 +109,7 @@ func (c *checker) checkMachineDelete(wr *write) {
 }
 
 func (c *checker) checkPodDelete(wr *write) {
-	if !c.doc.HealingArmed() {
+	if !armed(c.doc) {
 		c.fail("3 (flags)", "%s with healing not armed", wr)
 	}
 	var p *pod

@@ -164,7 +164,7 @@ func runStep(ctx context.Context, c *checker, api *apiserver, exec *execute.Exec
 		c.totals.lagged++
 	}
 	x := doc.Execution
-	if !x.Scaling && !x.Upgrades && !doc.HealingArmed() && api.reads != reads {
+	if !x.Scaling && !x.Upgrades && !armed(doc) && api.reads != reads {
 		c.fail("3 (flags)", "every capability is off, yet the pass made %d read(s)", api.reads-reads)
 	}
 	if len(api.fence.live) != 0 {
