@@ -82,6 +82,9 @@ type fakeWorld struct {
 	deleteErr    map[string]error // by machine name
 	podDeleteErr map[string]error // by "namespace/name"
 	podsErr      error
+	// slow, when set, runs inside every delete: an apiserver that takes its
+	// time, so a test's clock can move while the request is in flight.
+	slow func()
 
 	machineEnsures, machineLists, machineStops  int
 	nodeEnsures, nodeLists, nodeStops, nodeGets int
@@ -120,6 +123,9 @@ func (w *fakeWorld) calls() map[string]int {
 
 func (w *fakeWorld) DeleteMachine(ctx context.Context, namespace, name string, uid types.UID, rv string) error {
 	w.machineDeletes = append(w.machineDeletes, machineDelete{namespace, name, uid, rv})
+	if w.slow != nil {
+		w.slow()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -147,6 +153,9 @@ func (w *fakeWorld) DeleteMachine(ctx context.Context, namespace, name string, u
 
 func (w *fakeWorld) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
 	w.podDeletes = append(w.podDeletes, podDelete{namespace, name, uid})
+	if w.slow != nil {
+		w.slow()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

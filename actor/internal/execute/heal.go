@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -187,12 +186,17 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",
 			"candidates", len(d.Steps), "unbackedNodes", d.Unbacked, "maxUnhealthy", doc.Healing.MaxUnhealthy)
 	}
-	e.remediate(ctx, d, o, doc.Revision, now)
+	e.remediate(ctx, d, o, doc.Revision)
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that
 // was sent, and every refusal that is news, is also an Event on the Machine.
-func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64, now time.Time) {
+//
+// A heal is recorded at the time its delete returned, read then: the pass's
+// own time was read before the unwedge's pod deletes, the fresh Lists and
+// the node re-reads, and a cooldown or eviction timeout counted from it
+// would run short by however long those took.
+func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64) {
 	before := e.reported(wire.ActionHeal)
 	halted := false
 	for _, st := range d.Steps {
@@ -210,7 +214,7 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		}
 		final, result := e.deleteMachine(ctx, st)
 		e.Store.Upsert(final)
-		e.Memory.Record(st.Delete, result, now)
+		e.Memory.Record(st.Delete, result, e.now())
 		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)

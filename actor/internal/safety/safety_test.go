@@ -101,6 +101,9 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 	c := newChecker(w, tot)
 	c.seed, c.scenario = seed, index
 	api := &apiserver{w: w, r: r, f: f, fence: fe, check: c, cache: &informers{w: w}}
+	if chance(r, 0.5) {
+		api.slowest = requestTimeout
+	}
 	var res result
 	if trace {
 		api.trace = &res.trace
