@@ -190,7 +190,8 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that
-// was sent, and every refusal that is news, is also an Event on the Machine.
+// was sent, and every refusal that is news, is also an Event on the Machine;
+// a storm is one Event for all its refusals.
 //
 // A heal is recorded at the time its delete returned, read then: the pass's
 // own time was read before the unwedge's pod deletes, the fresh Lists and
@@ -198,6 +199,9 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 // would run short by however long those took.
 func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64) {
 	before := e.reported(wire.ActionHeal)
+	if d.Storm {
+		e.stormEvent(ctx, d, o, before)
+	}
 	halted := false
 	for _, st := range d.Steps {
 		e.step()
@@ -207,7 +211,8 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		}
 		e.Store.Upsert(st.Action)
 		if st.Delete == nil {
-			if prev, ok := before[st.Action.Target]; st.Action.Status == wire.StatusFailed && (!ok || prev != st.Action) {
+			// A storm's refusals share one Event, stormEvent's.
+			if prev, ok := before[st.Action.Target]; !d.Storm && st.Action.Status == wire.StatusFailed && (!ok || prev != st.Action) {
 				e.machineEvent(ctx, o, st.Action, true, "KubehzRefused")
 			}
 			continue
