@@ -112,12 +112,14 @@ func deletes(d heal.Decision) bool {
 	return false
 }
 
-// observed is the world as healing's pure decisions see it.
-func (w world) observed() heal.Observed {
+// observed is the world as healing's pure decisions see it; namespace is
+// the Machines'.
+func (w world) observed(namespace string) heal.Observed {
 	o := heal.Observed{
-		Machines: make([]heal.Machine, 0, len(w.machines)),
-		Nodes:    make(map[string]heal.Node, len(w.nodes)),
-		Pools:    make(map[string]heal.Pool, len(w.mds)),
+		Namespace: namespace,
+		Machines:  make([]heal.Machine, 0, len(w.machines)),
+		Nodes:     make(map[string]heal.Node, len(w.nodes)),
+		Pools:     make(map[string]heal.Pool, len(w.mds)),
 	}
 	for _, m := range w.machines {
 		pool := owner(w.resolver, m)
@@ -127,7 +129,8 @@ func (w world) observed() heal.Observed {
 		})
 	}
 	for name, n := range w.nodes {
-		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since}
+		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since,
+			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
 	}
 	for name, r := range w.mds {
 		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
@@ -160,7 +163,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		return
 	}
 	now := e.now()
-	o := w.observed()
+	o := w.observed(e.Namespace)
 	e.unwedge(ctx, o, doc.Revision, now)
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision)
 	policy.Named = make(map[string]bool, len(doc.WorkerPools))
@@ -178,7 +181,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 			e.Log.Warn("Healing deferred: cannot confirm the decision on a fresh read; retrying next poll", "err", err)
 			return
 		}
-		o = w.observed()
+		o = w.observed(e.Namespace)
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)

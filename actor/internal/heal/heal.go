@@ -55,6 +55,12 @@ type Node struct {
 	// Since is the Ready condition's lastTransitionTime; the time unhealthy
 	// is measured from, so nothing is lost when the actor restarts.
 	Since time.Time
+	// OwnerUID and OwnerMachine are machine-controller's marks naming the
+	// Machine behind the Node: the machine-controller/owned-by label (its
+	// UID) and the cluster.k8s.io/machine annotation ("namespace/name").
+	// They tie the two together before the Machine's status.nodeRef does.
+	OwnerUID     types.UID
+	OwnerMachine string
 }
 
 // Pool is what the refusals read from a MachineDeployment.
@@ -65,9 +71,10 @@ type Pool struct {
 
 // Observed is one consistent read of the cluster.
 type Observed struct {
-	Machines []Machine
-	Nodes    map[string]Node // by name
-	Pools    map[string]Pool // MachineDeployments by name
+	Namespace string // the Machines' and MachineDeployments'
+	Machines  []Machine
+	Nodes     map[string]Node // by name
+	Pools     map[string]Pool // MachineDeployments by name
 }
 
 // Policy is the effective healing policy of one desired revision.

@@ -111,7 +111,7 @@ func (c *checker) answered(wr write) {
 		case wr.err == nil && m != nil:
 			c.totals.healDeletes++
 			c.healed++
-			c.deleted[wr.name] = deletion{node: m.node, at: c.w.now}
+			c.deleted[wr.name] = deletion{node: c.w.followedNode(m), at: c.w.now}
 			c.lastHeal[c.w.poolOf(m)] = c.w.now
 		case apierrors.IsNotFound(wr.err) && m != nil:
 			c.lastHeal[c.w.poolOf(m)] = c.w.now // the actor counts it as healed
@@ -246,9 +246,10 @@ type totals struct {
 	patches, kubeletPatches, healDeletes, podDeletes, unwedges int
 	stormRefusals, fenceRefusals, steps                        int
 	lagged                                                     int // steps where some cache's List served a stale world
+	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals)
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals, t.unlinkedHeld)
 }

@@ -24,21 +24,20 @@ func computeReference(w *world, h desired.Healing) reference {
 		if m.deleting {
 			ref.inFlight++
 		}
-		if m.node != "" {
-			named[m.node] = true
+		for _, n := range w.nodes {
+			if belongs(n, m) {
+				named[n.name] = true
+			}
 		}
 		cp := hasControlPlaneKey(m.labels) || m.specCP
 		if !m.deleting && m.node == "" && !cp && !m.created.IsZero() {
-			if age := w.now.Sub(m.created); age > 0 && age >= startup {
+			if age := w.now.Sub(m.created); age > 0 && age >= startup && w.unlinkedCandidate(m, unhealthyAfter) {
 				ref.candidates[m.name] = true
 			}
 		}
 	}
 	for _, n := range w.nodes {
-		if n.ready == "True" || n.ready == "" || n.since.IsZero() || hasControlPlaneKey(n.labels) {
-			continue
-		}
-		if w.now.Sub(n.since) < unhealthyAfter {
+		if !w.unhealthyWorker(n, unhealthyAfter) {
 			continue
 		}
 		if !named[n.name] {
@@ -87,6 +86,7 @@ func (c *checker) checkMachineDelete(wr *write) {
 	if wr.uid != m.uid {
 		c.fail("2 (disruption)", "%s: UID precondition %q is not the Machine's %q", wr, wr.uid, m.uid)
 	}
+	c.checkNotJoined(wr, m)
 	limit := c.doc.Healing.MaxUnhealthy
 	switch {
 	case c.ref.storm:

@@ -61,7 +61,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 	for name, n := range map[string]int{
 		"MD patches": tot.patches, "kubelet patches": tot.kubeletPatches, "heal deletes": tot.healDeletes,
 		"unwedges": tot.unwedges, "storm refusals": tot.stormRefusals, "fence refusals": tot.fenceRefusals,
-		"lagged steps": tot.lagged,
+		"lagged steps": tot.lagged, "unlinked machines held back": tot.unlinkedHeld,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
@@ -174,6 +174,7 @@ func runStep(ctx context.Context, c *checker, api *apiserver, exec *execute.Exec
 		c.fail("3 (leadership)", "%d fence grant(s) outlive the pass", len(api.fence.live))
 	}
 	c.endStep()
+	c.countUnlinkedHeld(exec.Store.Snapshot())
 	if c.ref.storm && len(c.ref.candidates) > 0 && c.healed == 0 {
 		for _, a := range exec.Store.Snapshot() {
 			if a.Type == wire.ActionHeal && strings.Contains(a.Detail, "exceeds maxUnhealthy") {
