@@ -90,6 +90,10 @@ type Executor struct {
 	EvictionTimeout time.Duration
 	Now             func() time.Time
 
+	// HealLimits are the local limits of KUBEHZ_HEAL_*: the document's
+	// healing policy is tightened to them, never the other way.
+	HealLimits heal.Limits
+
 	// rolls remembers, per pool, the kubelet version this term rolled from.
 	rolls upgrade.Memory
 

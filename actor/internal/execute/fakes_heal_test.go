@@ -376,8 +376,17 @@ func (h *healHarness) newExecutor(t *testing.T, mem *heal.Memory) *execute.Execu
 		Machines: &fakeMachines{h.world}, Nodes: &fakeNodes{h.world}, Deleter: h.world,
 		Pods: &fakePods{h.world}, Version: h.version,
 		Memory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,
+		// Limits that never bind, so the document's policy is the
+		// contract's: the local limits have their own tests.
+		HealLimits: heal.Limits{MaxInFlight: 1000},
 	}
 }
+
+// shippedLimits are deploy/actor's defaults, written out: at most 3
+// Machines in flight, a 600 s cooldown, a 600 s startup window and a 300 s
+// unhealthy window at the least.
+var shippedLimits = heal.Limits{MaxInFlight: 3, MinCooldown: 600 * time.Second,
+	MinStartupTimeout: 600 * time.Second, MinUnhealthyAfter: 300 * time.Second}
 
 // poolMD is a MachineDeployment claiming the machines labelled pool=name,
 // its template at kubelet v1.34.9.

@@ -165,7 +165,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	now := e.now()
 	o := w.observed(e.Namespace)
 	e.unwedge(ctx, o, doc.Revision, now)
-	policy := heal.PolicyFrom(doc.Healing, doc.Revision)
+	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = make(map[string]bool, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
 		policy.Named[p.Name] = true
@@ -185,11 +185,26 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)
+	e.limited(d.Limited)
 	if d.Storm {
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",
-			"candidates", len(d.Steps), "unbackedNodes", d.Unbacked, "maxUnhealthy", doc.Healing.MaxUnhealthy)
+			"candidates", len(d.Steps), "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
 	}
 	e.remediate(ctx, d, o, doc.Revision)
+}
+
+// limited reports that the local limits replaced part of the document's
+// healing policy, and logs it when that is news. It concerns no Machine, so
+// it is no Event.
+func (e *Executor) limited(a *wire.Action) {
+	if a == nil {
+		return
+	}
+	if prev, ok := e.reported(wire.ActionHeal)[a.Target]; !ok || prev != *a {
+		e.Log.Warn("The desired healing policy asks for more than this cluster's local limits; healing within them",
+			"detail", a.Detail, "revision", a.Revision)
+	}
+	e.Store.Upsert(*a)
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that

@@ -54,6 +54,9 @@ type Decision struct {
 	// InFlight counts the Machines already being deleted, by anyone.
 	InFlight int
 	Storm    bool
+	// Limited is the report that the local limits replaced part of the
+	// document's policy (target LimitsTarget); nil when they did not.
+	Limited *wire.Action
 }
 
 // Decide runs detection, the storm brake, the in-flight budget and the
@@ -73,6 +76,9 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 	}
 	for _, u := range unlinked {
 		d.Keep[u.Machine] = true
+	}
+	if d.Limited = limitsReport(p); d.Limited != nil {
+		d.Keep[LimitsTarget] = true
 	}
 	for _, m := range o.Machines {
 		if m.Deleting {

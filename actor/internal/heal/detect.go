@@ -23,7 +23,7 @@ type Unlinked struct {
 //
 // A Node belongs to a Machine when the Machine's status.nodeRef names it,
 // or, while the Machine has none, when the Node bears machine-controller's
-// marks for it (ownedBy). Such a Machine is judged by its Node, and only
+// marks for it and no nodeRef names it (ownedBy). Such a Machine is judged by its Node, and only
 // once past its startup window: a Node that is unhealthy for unhealthyAfter
 // makes it a candidate, any other makes it Unlinked.
 func Detect(o Observed, p Policy, now time.Time) ([]Candidate, []string, []Unlinked) {
@@ -31,7 +31,7 @@ func Detect(o Observed, p Policy, now time.Time) ([]Candidate, []string, []Unlin
 	known := map[string]bool{}      // nodes that belong to any Machine, deleting or not
 	machines := slices.Clone(o.Machines)
 	slices.SortFunc(machines, func(a, b Machine) int { return cmp.Compare(a.Name, b.Name) })
-	marks := indexMarks(o.Nodes)
+	marks := indexMarks(o)
 	found := map[string]Candidate{}
 	var unlinked []Unlinked
 	for _, m := range machines {

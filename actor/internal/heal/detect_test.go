@@ -41,7 +41,7 @@ func TestHeal_PolicyFloorsWindowsButNotCooldown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			same(t, "policy", PolicyFrom(tt.h, 9), tt.want)
+			same(t, "policy", PolicyFrom(tt.h, 9, noLimits), tt.want)
 		})
 	}
 }
@@ -303,7 +303,7 @@ func TestHeal_DetectHonoursPolicyKnobs(t *testing.T) {
 			if tt.node != nil {
 				o.Nodes = nodesOf(*tt.node)
 			}
-			got, _, _ := Detect(o, PolicyFrom(tt.h, testRev), now)
+			got, _, _ := Detect(o, PolicyFrom(tt.h, testRev, noLimits), now)
 			want := []Candidate{}
 			if tt.wantCause != "" {
 				c := Candidate{Machine: tt.machine, Cause: tt.wantCause}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-
-	"kubehz.dev/agent/shared/desired"
 )
 
 // MinWindow floors both detection windows, so a zero or junk value in the
@@ -88,17 +86,9 @@ type Policy struct {
 	// other pool is refused: the actor touches only what the platform
 	// named, whatever machine-controller holds besides.
 	Named map[string]bool
-}
-
-// PolicyFrom applies the floors to the document's healing block.
-func PolicyFrom(h desired.Healing, revision int64) Policy {
-	return Policy{
-		MaxUnhealthy:   h.MaxUnhealthy,
-		UnhealthyAfter: max(time.Duration(h.UnhealthyAfterSeconds)*time.Second, MinWindow),
-		StartupTimeout: max(time.Duration(h.NodeStartupTimeoutSeconds)*time.Second, MinWindow),
-		Cooldown:       time.Duration(h.CooldownSeconds) * time.Second,
-		Revision:       revision,
-	}
+	// Limited says which of the document's values the local limits
+	// replaced, and with what; "" when the document stayed within them.
+	Limited string
 }
 
 // Memory is what one leadership term remembers between passes. It is never

@@ -10,15 +10,26 @@ import (
 // marks indexes the Nodes by machine-controller's marks naming a Machine:
 // it writes them on the Node before it writes the Machine's
 // status.nodeRef, so they tie the two together while machine-controller
-// lags.
+// lags. A Node some Machine's nodeRef names is that Machine's alone: a
+// stale mark on it (an address reused by a new server) ties it to no
+// other, or a working Node could hold back a Machine that never joined.
 type marks struct {
+	linked    map[string]bool // Nodes a nodeRef names
 	byUID     map[types.UID][]Node
 	byMachine map[string][]Node // "namespace/name"
 }
 
-func indexMarks(nodes map[string]Node) marks {
-	k := marks{byUID: map[types.UID][]Node{}, byMachine: map[string][]Node{}}
-	for _, n := range nodes {
+func indexMarks(o Observed) marks {
+	k := marks{linked: map[string]bool{}, byUID: map[types.UID][]Node{}, byMachine: map[string][]Node{}}
+	for _, m := range o.Machines {
+		if m.NodeName != "" {
+			k.linked[m.NodeName] = true
+		}
+	}
+	for _, n := range o.Nodes {
+		if k.linked[n.Name] {
+			continue
+		}
 		if n.OwnerUID != "" {
 			k.byUID[n.OwnerUID] = append(k.byUID[n.OwnerUID], n)
 		}
@@ -29,12 +40,13 @@ func indexMarks(nodes map[string]Node) marks {
 	return k
 }
 
-// ownedBy returns, by name, the Nodes that bear m's marks: m's name (a
-// Hetzner server, and so its Node, is named after its Machine), m's UID in
-// the owned-by label, or m's namespace/name in the machine annotation.
+// ownedBy returns, by name, the Nodes no nodeRef names that bear m's
+// marks: m's name (a Hetzner server, and so its Node, is named after its
+// Machine), m's UID in the owned-by label, or m's namespace/name in the
+// machine annotation.
 func (k marks) ownedBy(o Observed, m Machine) []Node {
 	var out []Node
-	if n, ok := o.Nodes[m.Name]; ok {
+	if n, ok := o.Nodes[m.Name]; ok && !k.linked[n.Name] {
 		out = append(out, n)
 	}
 	if m.UID != "" {

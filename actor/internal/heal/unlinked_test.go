@@ -1,6 +1,7 @@
 package heal
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -129,4 +130,23 @@ func TestHeal_UnlinkedMachineIsReportedButNeverCounted(t *testing.T) {
 		Keep:  keep("a1", "b1", "c1"),
 		Storm: true,
 	})
+}
+
+// A Node another Machine's nodeRef names is that Machine's: a stale owner
+// label on it (an address reused by a new server) neither holds back a
+// Machine that never joined nor makes it a candidate behind that Node.
+func TestHeal_AStaleMarkOnAnotherMachinesNodeTiesNothing(t *testing.T) {
+	j := joinless("j1", "workers", now.Add(-time.Hour))
+	for _, n := range []Node{ready("n0"), notReady("n0", now.Add(-5*time.Minute))} {
+		o := Observed{Namespace: testNS, Machines: []Machine{machine("m0", "workers", "n0"), j},
+			Nodes: nodesOf(byMarks(n, "uid-j1", testNS+"/j1"))}
+		got, _, unlinked := Detect(o, policy(), now)
+		var joinlessJ1 bool
+		for _, c := range got {
+			joinlessJ1 = joinlessJ1 || c.Machine.Name == "j1" && c.Node == "" && strings.HasPrefix(c.Cause, "no node joined")
+		}
+		if !joinlessJ1 || len(unlinked) != 0 {
+			t.Errorf("node %s: candidates %+v, unlinked %+v; want j1 a joinless candidate", n.Ready, got, unlinked)
+		}
+	}
 }

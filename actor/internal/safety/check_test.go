@@ -23,6 +23,7 @@ type checker struct {
 	seed     int64
 	scenario int
 	doc      desired.Document
+	limits   limits // the scenario's KUBEHZ_HEAL_* local limits
 	step     int
 	violated string // the first violation, with the world as it stood then
 
@@ -64,7 +65,7 @@ func (c *checker) beginStep(doc desired.Document, step int) {
 	c.doc, c.step, c.healed = doc, step, 0
 	c.ref = reference{}
 	if armed(doc) {
-		c.ref = computeReference(c.w, doc.Healing)
+		c.ref = computeReference(c.w, effective(doc.Healing, c.limits))
 	}
 }
 
@@ -247,9 +248,11 @@ type totals struct {
 	stormRefusals, fenceRefusals, steps                        int
 	lagged                                                     int // steps where some cache's List served a stale world
 	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
+	limited                                                    int // steps whose document the local limits tightened
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals, t.unlinkedHeld)
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+		t.unlinkedHeld, t.limited)
 }

@@ -61,7 +61,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 	for name, n := range map[string]int{
 		"MD patches": tot.patches, "kubelet patches": tot.kubeletPatches, "heal deletes": tot.healDeletes,
 		"unwedges": tot.unwedges, "storm refusals": tot.stormRefusals, "fence refusals": tot.fenceRefusals,
-		"lagged steps": tot.lagged, "unlinked machines held back": tot.unlinkedHeld,
+		"lagged steps": tot.lagged, "unlinked machines held back": tot.unlinkedHeld, "documents held to the local limits": tot.limited,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
@@ -100,6 +100,7 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 	fe := &fence{leading: true, refuseAfter: -1, live: map[int]bool{}}
 	c := newChecker(w, tot)
 	c.seed, c.scenario = seed, index
+	c.limits = newLimits(r)
 	api := &apiserver{w: w, r: r, f: f, fence: fe, check: c, cache: &informers{w: w}}
 	if chance(r, 0.5) {
 		api.slowest = requestTimeout
@@ -115,6 +116,7 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 			Publisher: api, Namespace: namespace, MaxReplicas: maxReplicas, Log: slog.New(slog.DiscardHandler),
 			Machines: machineCache{api}, Nodes: nodeCache{api}, Deleter: api, Pods: api, Version: api,
 			Memory: heal.NewMemory(w.now), EvictionTimeout: evictionTimeout, Now: func() time.Time { return w.now },
+			HealLimits: c.limits.forExecutor(),
 		}
 	}
 	exec := newTerm()
@@ -174,7 +176,7 @@ func runStep(ctx context.Context, c *checker, api *apiserver, exec *execute.Exec
 		c.fail("3 (leadership)", "%d fence grant(s) outlive the pass", len(api.fence.live))
 	}
 	c.endStep()
-	c.countUnlinkedHeld(exec.Store.Snapshot())
+	c.countHeld(exec.Store.Snapshot())
 	if c.ref.storm && len(c.ref.candidates) > 0 && c.healed == 0 {
 		for _, a := range exec.Store.Snapshot() {
 			if a.Type == wire.ActionHeal && strings.Contains(a.Detail, "exceeds maxUnhealthy") {

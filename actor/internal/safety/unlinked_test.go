@@ -22,17 +22,13 @@ func bearsMarks(n *node, m *machine) bool {
 	return n.name == m.name || (m.uid != "" && n.ownerUID == m.uid) || n.ownerMachine == namespace+"/"+m.name
 }
 
-// belongs says n is m's node: its nodeRef names it or, while it has none,
-// n bears its marks.
-func belongs(n *node, m *machine) bool {
-	return m.node == n.name || (m.node == "" && bearsMarks(n, m))
-}
-
-// marked returns, by name, the Nodes bearing m's marks.
+// marked returns, by name, the Nodes bearing m's marks that no Machine's
+// nodeRef names: a linked Node is its Machine's alone, whatever stale mark
+// it bears.
 func (w *world) marked(m *machine) []*node {
 	var out []*node
 	for _, n := range w.nodes {
-		if bearsMarks(n, m) {
+		if bearsMarks(n, m) && !slices.ContainsFunc(w.machines, func(x *machine) bool { return x.node == n.name }) {
 			out = append(out, n)
 		}
 	}
@@ -45,6 +41,7 @@ func (w *world) marked(m *machine) []*node {
 // Machine (an address reused by a new server). A mark by name renames the
 // node and moves its pods with it.
 func mark(r *rand.Rand, w *world, n *node, m *machine) {
+	n.server = m.name
 	kind := r.IntN(4)
 	switch kind {
 	case 0:
@@ -81,12 +78,12 @@ func unlinkSome(r *rand.Rand, w *world) {
 	}
 }
 
-// join is machine-controller seeing m's kubelet: a Node it already marked
-// gets linked; otherwise a Node joins, marked, and is linked at once or
-// left for a later pass.
+// join is machine-controller seeing m's kubelet: the Node of m's server,
+// if it joined already, gets linked; otherwise a Node joins, marked, and is
+// linked at once or left for a later pass.
 func join(r *rand.Rand, w *world, m *machine) {
-	if own := w.marked(m); len(own) > 0 {
-		m.node = own[0].name
+	if i := slices.IndexFunc(w.nodes, func(n *node) bool { return n.server == m.name }); i >= 0 {
+		m.node = w.nodes[i].name
 		m.rv++
 		return
 	}
@@ -98,12 +95,11 @@ func join(r *rand.Rand, w *world, m *machine) {
 	}
 }
 
-// removeMarked drops, with their pods, the Nodes bearing the marks of an
-// unlinked Machine whose teardown finished, but not a Node another
-// Machine's nodeRef names (a stale mark).
+// removeMarked drops, with its pods, the Node of an unlinked Machine whose
+// teardown finished.
 func (w *world) removeMarked(m *machine) {
-	for _, n := range w.marked(m) {
-		if slices.ContainsFunc(w.machines, func(x *machine) bool { return x.node == n.name }) {
+	for _, n := range slices.Clone(w.nodes) {
+		if n.server != m.name || slices.ContainsFunc(w.machines, func(x *machine) bool { return x.node == n.name }) {
 			continue
 		}
 		w.nodes = slices.DeleteFunc(w.nodes, func(x *node) bool { return x == n })
@@ -156,14 +152,23 @@ func (c *checker) checkNotJoined(wr *write, m *machine) {
 	}
 }
 
-// countUnlinkedHeld is a control, not an invariant: it counts the steps
-// whose reports held back a Machine whose Node joined before its nodeRef,
-// so the run shows the stimulus reached that path.
-func (c *checker) countUnlinkedHeld(reports []wire.Action) {
+// countHeld is a control, not an invariant: it counts the steps whose
+// reports held back a Machine whose Node joined before its nodeRef, and
+// those that held a document to the local limits, so the run shows the
+// stimuli reached both paths.
+func (c *checker) countHeld(reports []wire.Action) {
+	unlinked, limited := false, false
 	for _, a := range reports {
-		if a.Type == wire.ActionHeal && a.Status == wire.StatusPending && strings.Contains(a.Detail, "no status.nodeRef") {
-			c.totals.unlinkedHeld++
-			return
+		if a.Type != wire.ActionHeal {
+			continue
 		}
+		unlinked = unlinked || a.Status == wire.StatusPending && strings.Contains(a.Detail, "no status.nodeRef")
+		limited = limited || a.Target == "healing policy" && strings.Contains(a.Detail, "local limits")
+	}
+	if unlinked {
+		c.totals.unlinkedHeld++
+	}
+	if limited {
+		c.totals.limited++
 	}
 }

@@ -59,6 +59,7 @@ type node struct {
 	// machine-controller's marks naming the node's Machine, "" without.
 	ownerUID     string // the machine-controller/owned-by label
 	ownerMachine string // the cluster.k8s.io/machine annotation
+	server       string // the Machine whose server joined as this node, while unlinked
 }
 
 // pod is one pod bound to a node.
