@@ -187,24 +187,16 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	e.Store.Prune(wire.ActionHeal, d.Keep)
 	e.limited(d.Limited)
 	if d.Storm {
+		held := 0 // the storm's refusals, not the Unlinked Machines' reports
+		for _, st := range d.Steps {
+			if st.Action.Status == wire.StatusFailed {
+				held++
+			}
+		}
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",
-			"candidates", len(d.Steps), "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
+			"candidates", held, "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
 	}
 	e.remediate(ctx, d, o, doc.Revision)
-}
-
-// limited reports that the local limits replaced part of the document's
-// healing policy, and logs it when that is news. It concerns no Machine, so
-// it is no Event.
-func (e *Executor) limited(a *wire.Action) {
-	if a == nil {
-		return
-	}
-	if prev, ok := e.reported(wire.ActionHeal)[a.Target]; !ok || prev != *a {
-		e.Log.Warn("The desired healing policy asks for more than this cluster's local limits; healing within them",
-			"detail", a.Detail, "revision", a.Revision)
-	}
-	e.Store.Upsert(*a)
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that
