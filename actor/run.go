@@ -128,6 +128,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			Version:         &controlPlaneSources{client: client},
 			Memory:          heal.NewMemory(time.Now()), // the cooldown starts with the term
 			EvictionTimeout: cfg.HealEvictionTimeout,
+			HealLimits: heal.Limits{MaxInFlight: cfg.HealLimits.MaxInFlight, MinCooldown: cfg.HealLimits.MinCooldown,
+				MinStartupTimeout: cfg.HealLimits.MinStartupTimeout, MinUnhealthyAfter: cfg.HealLimits.MinUnhealthyAfter},
 		}
 		state.leading(func() status.ActorCaches {
 			return status.ActorCaches{MachineDeployments: len(exec.MDs.List()),

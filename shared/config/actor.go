@@ -24,6 +24,9 @@ type Actor struct {
 	// HealEvictionTimeout is how long a heal-deleted Machine's node may drain
 	// before the eviction unwedge steps in.
 	HealEvictionTimeout time.Duration
+	// HealLimits are the cluster owner's bounds on healing; the platform's
+	// document can only tighten them.
+	HealLimits HealLimits
 	// Deployment is the actor's own Deployment in Namespace, whose deletion
 	// is the kill switch.
 	Deployment string
@@ -37,7 +40,22 @@ const (
 	maxReplicasLimit       = 10_000
 	minEvictionTimeoutSecs = 60 // shorter would force-delete pods still evicting normally
 	maxEvictionTimeoutSecs = 86_400
+	// maxInFlightLimit is the contract's own ceiling on maxUnhealthy: a
+	// local limit above it never binds.
+	maxInFlightLimit = 1000
+	// minWindowSecs is the contract's floor on both detection windows; a
+	// local floor below it would never bind.
+	minWindowSecs    = 60
+	maxHealLimitSecs = 86_400
 )
+
+// HealLimits are KUBEHZ_HEAL_*'s local limits.
+type HealLimits struct {
+	MaxInFlight       int           // caps healing.maxUnhealthy
+	MinCooldown       time.Duration // floors healing.cooldownSeconds
+	MinStartupTimeout time.Duration // floors healing.nodeStartupTimeoutSeconds
+	MinUnhealthyAfter time.Duration // floors healing.unhealthyAfterSeconds
+}
 
 // rawActor mirrors rawObserver: strings only, so every value is checked here
 // and every bad one is reported.
@@ -47,6 +65,13 @@ type rawActor struct {
 	MaxReplicas         string `env:"KUBEHZ_MAX_REPLICAS, default=50"`
 	HealEvictionTimeout string `env:"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS, default=300"`
 	Deployment          string `env:"KUBEHZ_ACTOR_DEPLOYMENT, default=actor"`
+
+	// The defaults are deploy/actor's, and the README's Security model says
+	// what each follows.
+	HealMaxInFlight       string `env:"KUBEHZ_HEAL_MAX_IN_FLIGHT, default=3"`
+	HealMinCooldown       string `env:"KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS, default=600"`
+	HealMinStartupTimeout string `env:"KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS, default=600"`
+	HealMinUnhealthyAfter string `env:"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS, default=300"`
 }
 
 // LoadActor reads and validates the actor's settings from l (use
@@ -66,6 +91,15 @@ func LoadActor(ctx context.Context, l envconfig.Lookuper) (Actor, error) {
 			1, maxReplicasLimit),
 		HealEvictionTimeout: p.seconds("KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", raw.HealEvictionTimeout,
 			minEvictionTimeoutSecs, maxEvictionTimeoutSecs),
+		HealLimits: HealLimits{
+			MaxInFlight: p.integer("KUBEHZ_HEAL_MAX_IN_FLIGHT", raw.HealMaxInFlight, "a whole number of Machines",
+				0, maxInFlightLimit),
+			MinCooldown: p.seconds("KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", raw.HealMinCooldown, 0, maxHealLimitSecs),
+			MinStartupTimeout: p.seconds("KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS", raw.HealMinStartupTimeout,
+				minWindowSecs, maxHealLimitSecs),
+			MinUnhealthyAfter: p.seconds("KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", raw.HealMinUnhealthyAfter,
+				minWindowSecs, maxHealLimitSecs),
+		},
 		Deployment: p.dnsSubdomain("KUBEHZ_ACTOR_DEPLOYMENT", raw.Deployment),
 	}
 	if err := p.err(); err != nil {
@@ -104,6 +138,10 @@ func (a Actor) LogValue() slog.Value {
 		slog.String("desiredPoll", a.DesiredPoll.String()),
 		slog.Int("maxReplicas", a.MaxReplicas),
 		slog.String("healEvictionTimeout", a.HealEvictionTimeout.String()),
+		slog.Int("healMaxInFlight", a.HealLimits.MaxInFlight),
+		slog.String("healMinCooldown", a.HealLimits.MinCooldown.String()),
+		slog.String("healMinNodeStartupTimeout", a.HealLimits.MinStartupTimeout.String()),
+		slog.String("healMinUnhealthyAfter", a.HealLimits.MinUnhealthyAfter.String()),
 		slog.String("deployment", token.Redact(a.Deployment)),
 	)...)
 }

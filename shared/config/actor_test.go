@@ -24,6 +24,9 @@ func actorDefaults(t *testing.T) Actor {
 		MaxReplicas:         50,
 		HealEvictionTimeout: 300 * time.Second,
 		Deployment:          "actor",
+		// deploy/actor's local healing limits, written out.
+		HealLimits: HealLimits{MaxInFlight: 3, MinCooldown: 600 * time.Second,
+			MinStartupTimeout: 600 * time.Second, MinUnhealthyAfter: 300 * time.Second},
 	}
 }
 
@@ -163,6 +166,8 @@ func TestLoadActor_NamesEveryBadVariableAtOnce(t *testing.T) {
 		"KUBEHZ_DESIRED_POLL_SECONDS":          "60s",
 		"KUBEHZ_MAX_REPLICAS":                  "1000000",
 		"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "59",
+		"KUBEHZ_HEAL_MAX_IN_FLIGHT":            "-1",
+		"KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS":     "10m",
 		// The observer's variables are not the actor's business.
 		"KUBEHZ_FULL_INTERVAL": "abc",
 	}
@@ -178,7 +183,7 @@ func TestLoadActor_NamesEveryBadVariableAtOnce(t *testing.T) {
 	want := []string{
 		"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_AGENT_TOKEN", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME",
 		"KUBEHZ_MD_NAMESPACE", "KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS",
-		"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS",
+		"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", "KUBEHZ_HEAL_MAX_IN_FLIGHT", "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS",
 	}
 	if !reflect.DeepEqual(vars, want) {
 		t.Fatalf("named %v, want %v", vars, want)
@@ -219,6 +224,7 @@ func TestActor_PrintableFormRedactsToken(t *testing.T) {
 			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", a)
 			for _, part := range []string{
 				tc.want, `"desiredPoll":"1m0s"`, `"maxReplicas":50`, `"healEvictionTimeout":"5m0s"`, `"mdNamespace":"kube-system"`,
+				`"healMaxInFlight":3`, `"healMinCooldown":"10m0s"`, `"healMinNodeStartupTimeout":"10m0s"`, `"healMinUnhealthyAfter":"5m0s"`,
 			} {
 				if !strings.Contains(b.String(), part) {
 					t.Fatalf("log line lacks %s: %s", part, b.String())
@@ -233,7 +239,9 @@ func TestActor_PrintableFormRedactsToken(t *testing.T) {
 }
 
 func TestLoadActor_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
-	for _, v := range []string{"KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS"} {
+	for _, v := range []string{"KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS",
+		"KUBEHZ_HEAL_MAX_IN_FLIGHT", "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS",
+		"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS"} {
 		t.Run(v, func(t *testing.T) {
 			_, err := loadActor(with(map[string]string{v: goodToken}))
 			var cerr *Error
@@ -254,4 +262,42 @@ func TestLoadActor_Deployment(t *testing.T) {
 		{name: "uppercase", val: "Actor", bad: "DNS-1123 subdomain"},
 		{name: "slash", val: "kube-system/actor", bad: "DNS-1123 subdomain"},
 	})
+}
+
+// The local healing limits: the platform's document can only tighten them,
+// so a value that could not bind, or that would loosen the contract's own
+// 60 s floors, is refused at start.
+func TestLoadActor_HealLimits(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_HEAL_MAX_IN_FLIGHT", func(a Actor) any { return a.HealLimits.MaxInFlight }, []check{
+		{name: "max in flight default", omitted: true, want: 3},
+		{name: "max in flight 0 rules deletes out", val: "0", want: 0},
+		{name: "max in flight at the contract's 1000", val: "1000", want: 1000},
+		{name: "max in flight past 1000", val: "1001", bad: "must be from 0 to 1000, got 1001"},
+		{name: "max in flight negative", val: "-1", bad: "must be from 0 to 1000, got -1"},
+		{name: "max in flight a percentage", val: "40%", bad: `"40%" is not a whole number of Machines`},
+	})
+	runActorChecks(t, "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", func(a Actor) any { return a.HealLimits.MinCooldown }, []check{
+		{name: "min cooldown default", omitted: true, want: 10 * time.Minute},
+		{name: "min cooldown 0 leaves the document's", val: "0", want: time.Duration(0)},
+		{name: "min cooldown a day", val: "86400", want: 24 * time.Hour},
+		{name: "min cooldown past a day", val: "86401", bad: "must be from 0 to 86400, got 86401"},
+		{name: "min cooldown with a unit", val: "10m", bad: `"10m" is not a whole number of seconds`},
+	})
+	for _, v := range []struct {
+		name  string
+		field func(Actor) any
+		def   time.Duration
+	}{
+		{"KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS", func(a Actor) any { return a.HealLimits.MinStartupTimeout }, 10 * time.Minute},
+		{"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", func(a Actor) any { return a.HealLimits.MinUnhealthyAfter }, 5 * time.Minute},
+	} {
+		runActorChecks(t, v.name, v.field, []check{
+			{name: v.name + " default", omitted: true, want: v.def},
+			{name: v.name + " at the contract's 60 s floor", val: "60", want: time.Minute},
+			{name: v.name + " below the 60 s floor", val: "59", bad: "must be from 60 to 86400, got 59"},
+			{name: v.name + " zero", val: "0", bad: "must be from 60 to 86400, got 0"},
+			{name: v.name + " past a day", val: "86401", bad: "must be from 60 to 86400, got 86401"},
+			{name: v.name + " garbage", val: "soon", bad: `"soon" is not a whole number of seconds`},
+		})
+	}
 }

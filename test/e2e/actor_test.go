@@ -64,7 +64,12 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string, extra ...stri
 	writeToken(t, tokenFile, platformsim.DefaultToken)
 	env := kube.AgentEnv{PlatformURL: sim.URL(), TokenFile: tokenFile, Kubeconfig: suite.actorKubeconfig,
 		LivenessFile: filepath.Join(t.TempDir(), "alive"), Pod: pod}
-	p, err := kube.StartProcess(suite.actorBin, append(env.List("KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LOG_LEVEL=debug"), extra...))
+	p, err := kube.StartProcess(suite.actorBin, append(env.List("KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LOG_LEVEL=debug",
+		// Healing's local floors at the contract's own, so the tests'
+		// 60 s windows and zero cooldowns hold; heal_limits_test.go runs
+		// deploy/actor's limits.
+		"KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS=0", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS=60",
+		"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS=60"), extra...))
 	if err != nil {
 		t.Fatal(err)
 	}

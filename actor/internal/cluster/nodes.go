@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
@@ -25,7 +26,20 @@ type Node struct {
 	ControlPlane bool
 	Ready        string    // the Ready condition's status; "" without one
 	Since        time.Time // its lastTransitionTime
+	// OwnerUID and OwnerMachine are machine-controller's marks naming the
+	// Machine behind the Node, set before it writes that Machine's
+	// status.nodeRef; "" without them.
+	OwnerUID     types.UID // the OwnedByLabel
+	OwnerMachine string    // the MachineAnnotation: "namespace/name"
 }
+
+// The marks machine-controller (v1.65) puts on a Node it matched to a
+// Machine: the Machine's UID as a label, and its namespace/name as the
+// annotation cluster-autoscaler's cluster-api provider reads.
+const (
+	OwnedByLabel      = "machine-controller/owned-by"
+	MachineAnnotation = "cluster.k8s.io/machine"
+)
 
 // GetObjectMeta implements metav1.ObjectMetaAccessor for the informer's key.
 func (n *Node) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: n.Name} }
@@ -79,7 +93,8 @@ func (c *Nodes) Get(ctx context.Context, name string) (*Node, error) {
 
 // NodeFrom compacts a Node.
 func NodeFrom(n *corev1.Node) *Node {
-	r := &Node{Name: n.Name, ControlPlane: guard.ControlPlaneLabel(n.Labels) != ""}
+	r := &Node{Name: n.Name, ControlPlane: guard.ControlPlaneLabel(n.Labels) != "",
+		OwnerUID: types.UID(n.Labels[OwnedByLabel]), OwnerMachine: n.Annotations[MachineAnnotation]}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			r.Ready, r.Since = string(c.Status), c.LastTransitionTime.Time

@@ -95,6 +95,10 @@ type Executor struct {
 	// zero value, which a new term starts from, vouches for nothing yet.
 	CPGate cpversion.Gate
 
+	// HealLimits are the local limits of KUBEHZ_HEAL_*: the document's
+	// healing policy is tightened to them, never the other way.
+	HealLimits heal.Limits
+
 	// rolls remembers, per pool, the kubelet version this term rolled from.
 	rolls upgrade.Memory
 	// cpVouched is the version CPGate last vouched for, to log a change once.

@@ -82,6 +82,9 @@ type fakeWorld struct {
 	deleteErr    map[string]error // by machine name
 	podDeleteErr map[string]error // by "namespace/name"
 	podsErr      error
+	// slow, when set, runs inside every delete: an apiserver that takes its
+	// time, so a test's clock can move while the request is in flight.
+	slow func()
 
 	machineEnsures, machineLists, machineStops  int
 	nodeEnsures, nodeLists, nodeStops, nodeGets int
@@ -120,6 +123,9 @@ func (w *fakeWorld) calls() map[string]int {
 
 func (w *fakeWorld) DeleteMachine(ctx context.Context, namespace, name string, uid types.UID, rv string) error {
 	w.machineDeletes = append(w.machineDeletes, machineDelete{namespace, name, uid, rv})
+	if w.slow != nil {
+		w.slow()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -147,6 +153,9 @@ func (w *fakeWorld) DeleteMachine(ctx context.Context, namespace, name string, u
 
 func (w *fakeWorld) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
 	w.podDeletes = append(w.podDeletes, podDelete{namespace, name, uid})
+	if w.slow != nil {
+		w.slow()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -355,8 +364,17 @@ func (h *healHarness) newExecutor(t *testing.T, mem *heal.Memory) *execute.Execu
 		Machines: &fakeMachines{h.world}, Nodes: &fakeNodes{h.world}, Deleter: h.world,
 		Pods: &fakePods{h.world}, Version: h.version,
 		Memory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,
+		// Limits that never bind, so the document's policy is the
+		// contract's: the local limits have their own tests.
+		HealLimits: heal.Limits{MaxInFlight: 1000},
 	}
 }
+
+// shippedLimits are deploy/actor's defaults, written out: at most 3
+// Machines in flight, a 600 s cooldown, a 600 s startup window and a 300 s
+// unhealthy window at the least.
+var shippedLimits = heal.Limits{MaxInFlight: 3, MinCooldown: 600 * time.Second,
+	MinStartupTimeout: 600 * time.Second, MinUnhealthyAfter: 300 * time.Second}
 
 // poolMD is a MachineDeployment claiming the machines labelled pool=name,
 // its template at kubelet v1.34.9.

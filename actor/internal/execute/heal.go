@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -113,12 +112,14 @@ func deletes(d heal.Decision) bool {
 	return false
 }
 
-// observed is the world as healing's pure decisions see it.
-func (w world) observed() heal.Observed {
+// observed is the world as healing's pure decisions see it; namespace is
+// the Machines'.
+func (w world) observed(namespace string) heal.Observed {
 	o := heal.Observed{
-		Machines: make([]heal.Machine, 0, len(w.machines)),
-		Nodes:    make(map[string]heal.Node, len(w.nodes)),
-		Pools:    make(map[string]heal.Pool, len(w.mds)),
+		Namespace: namespace,
+		Machines:  make([]heal.Machine, 0, len(w.machines)),
+		Nodes:     make(map[string]heal.Node, len(w.nodes)),
+		Pools:     make(map[string]heal.Pool, len(w.mds)),
 	}
 	for _, m := range w.machines {
 		pool := owner(w.resolver, m)
@@ -128,7 +129,8 @@ func (w world) observed() heal.Observed {
 		})
 	}
 	for name, n := range w.nodes {
-		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since}
+		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since,
+			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
 	}
 	for name, r := range w.mds {
 		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
@@ -161,9 +163,9 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		return
 	}
 	now := e.now()
-	o := w.observed()
+	o := w.observed(e.Namespace)
 	e.unwedge(ctx, o, doc.Revision, now)
-	policy := heal.PolicyFrom(doc.Healing, doc.Revision)
+	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = make(map[string]bool, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
 		policy.Named[p.Name] = true
@@ -179,21 +181,37 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 			e.Log.Warn("Healing deferred: cannot confirm the decision on a fresh read; retrying next poll", "err", err)
 			return
 		}
-		o = w.observed()
+		o = w.observed(e.Namespace)
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)
+	e.limited(d.Limited)
 	if d.Storm {
+		held := 0 // the storm's refusals, not the Unlinked Machines' reports
+		for _, st := range d.Steps {
+			if st.Action.Status == wire.StatusFailed {
+				held++
+			}
+		}
 		e.Log.Warn("Storm brake: too many unhealthy workers, deleting nothing",
-			"candidates", len(d.Steps), "unbackedNodes", d.Unbacked, "maxUnhealthy", doc.Healing.MaxUnhealthy)
+			"candidates", held, "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
 	}
-	e.remediate(ctx, d, o, doc.Revision, now)
+	e.remediate(ctx, d, o, doc.Revision)
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that
-// was sent, and every refusal that is news, is also an Event on the Machine.
-func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64, now time.Time) {
+// was sent, and every refusal that is news, is also an Event on the Machine;
+// a storm is one Event for all its refusals.
+//
+// A heal is recorded at the time its delete returned, read then: the pass's
+// own time was read before the unwedge's pod deletes, the fresh Lists and
+// the node re-reads, and a cooldown or eviction timeout counted from it
+// would run short by however long those took.
+func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64) {
 	before := e.reported(wire.ActionHeal)
+	if d.Storm {
+		e.stormEvent(ctx, d, o, before)
+	}
 	halted := false
 	for _, st := range d.Steps {
 		e.step()
@@ -203,14 +221,15 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		}
 		e.Store.Upsert(st.Action)
 		if st.Delete == nil {
-			if prev, ok := before[st.Action.Target]; st.Action.Status == wire.StatusFailed && (!ok || prev != st.Action) {
+			// A storm's refusals share one Event, stormEvent's.
+			if prev, ok := before[st.Action.Target]; !d.Storm && st.Action.Status == wire.StatusFailed && (!ok || prev != st.Action) {
 				e.machineEvent(ctx, o, st.Action, true, "KubehzRefused")
 			}
 			continue
 		}
 		final, result := e.deleteMachine(ctx, st)
 		e.Store.Upsert(final)
-		e.Memory.Record(st.Delete, result, now)
+		e.Memory.Record(st.Delete, result, e.now())
 		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)

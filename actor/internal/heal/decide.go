@@ -42,9 +42,10 @@ type Step struct {
 
 // Decision is one healing pass.
 type Decision struct {
-	Steps []Step // one per candidate, by machine name
-	// Keep names every candidate: heal reports of other targets are pruned
-	// unless done (a node that recovered by itself).
+	Steps []Step // one per candidate and Unlinked Machine, by machine name
+	// Keep names every candidate and Unlinked Machine: heal reports of
+	// other targets are pruned unless done (a node that recovered by
+	// itself).
 	Keep map[string]bool
 	// Unbacked names the unhealthy worker nodes no Machine stands behind.
 	// They cannot be healed, but they count toward the storm brake (G-12):
@@ -53,6 +54,9 @@ type Decision struct {
 	// InFlight counts the Machines already being deleted, by anyone.
 	InFlight int
 	Storm    bool
+	// Limited is the report that the local limits replaced part of the
+	// document's policy (target LimitsTarget); nil when they did not.
+	Limited *wire.Action
 }
 
 // Decide runs detection, the storm brake, the in-flight budget and the
@@ -65,10 +69,16 @@ type Decision struct {
 // ever toward waiting.
 func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 	o = withTracked(o, mem)
-	cands, unbacked := Detect(o, p, now)
-	d := Decision{Keep: make(map[string]bool, len(cands)), Unbacked: unbacked}
+	cands, unbacked, unlinked := Detect(o, p, now)
+	d := Decision{Keep: make(map[string]bool, len(cands)+len(unlinked)), Unbacked: unbacked}
 	for _, c := range cands {
 		d.Keep[c.Machine.Name] = true
+	}
+	for _, u := range unlinked {
+		d.Keep[u.Machine] = true
+	}
+	if d.Limited = limitsReport(p); d.Limited != nil {
+		d.Keep[LimitsTarget] = true
 	}
 	for _, m := range o.Machines {
 		if m.Deleting {
@@ -81,6 +91,7 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 		for _, c := range cands {
 			d.Steps = append(d.Steps, Step{Action: action(c.Machine.Name, wire.StatusFailed, detail, p.Revision)})
 		}
+		d.Steps = withUnlinked(d.Steps, unlinked, p.Revision)
 		return d
 	}
 	budget := p.MaxUnhealthy - d.InFlight
@@ -94,7 +105,22 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 		}
 		d.Steps = append(d.Steps, st)
 	}
+	d.Steps = withUnlinked(d.Steps, unlinked, p.Revision)
 	return d
+}
+
+// withUnlinked adds the Unlinked Machines' reports to steps, keeping them by
+// machine name. They are not candidates: they count toward neither the
+// storm brake nor the budget.
+func withUnlinked(steps []Step, unlinked []Unlinked, rev int64) []Step {
+	if len(unlinked) == 0 {
+		return steps
+	}
+	for _, u := range unlinked {
+		steps = append(steps, Step{Action: action(u.Machine, wire.StatusPending, u.Detail, rev)})
+	}
+	slices.SortStableFunc(steps, func(a, b Step) int { return cmp.Compare(a.Action.Target, b.Action.Target) })
+	return steps
 }
 
 // withTracked marks the machines this term deleted as deleting even where the
@@ -151,65 +177,6 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 	st.Delete = &Delete{Machine: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		Pool: m.Pool, Node: c.Node, NodeSince: c.Since, Cause: c.Cause}
 	return st
-}
-
-// Detect finds the candidates, by machine name, and the unhealthy worker
-// nodes that have no Machine at all. Deleting machines are never candidates,
-// and control-plane machines and nodes are skipped without a report.
-func Detect(o Observed, p Policy, now time.Time) ([]Candidate, []string) {
-	backing := map[string]Machine{} // node → its live Machine, first by name
-	known := map[string]bool{}      // nodes any Machine names, deleting or not
-	machines := slices.Clone(o.Machines)
-	slices.SortFunc(machines, func(a, b Machine) int { return cmp.Compare(a.Name, b.Name) })
-	found := map[string]Candidate{}
-	for _, m := range machines {
-		if m.NodeName != "" {
-			known[m.NodeName] = true
-			if _, ok := backing[m.NodeName]; !ok && !m.Deleting {
-				backing[m.NodeName] = m
-			}
-		}
-		if m.Deleting || m.NodeName != "" || m.Created.IsZero() || m.ControlPlane {
-			continue
-		}
-		if age := now.Sub(m.Created); age > 0 && age >= p.StartupTimeout {
-			found[m.Name] = Candidate{Machine: m, Cause: fmt.Sprintf(
-				"no node joined within %s of creation (nodeStartupTimeout %s)", round(age), round(p.StartupTimeout))}
-		}
-	}
-	var unbacked []string
-	for _, n := range o.Nodes {
-		if n.Ready == ReadyTrue || n.Ready == "" || n.Since.IsZero() || n.ControlPlane {
-			continue
-		}
-		down := now.Sub(n.Since)
-		if down < p.UnhealthyAfter {
-			continue
-		}
-		m, ok := backing[n.Name]
-		if !ok {
-			if !known[n.Name] {
-				unbacked = append(unbacked, n.Name)
-			}
-			continue
-		}
-		if m.ControlPlane {
-			continue
-		}
-		state := "NotReady"
-		if n.Ready == ReadyUnknown {
-			state = "Unknown"
-		}
-		found[m.Name] = Candidate{Machine: m, Node: n.Name, Since: n.Since, Cause: fmt.Sprintf(
-			"node %s %s for %s (unhealthyAfter %s)", n.Name, state, round(down), round(p.UnhealthyAfter))}
-	}
-	slices.Sort(unbacked)
-	cands := make([]Candidate, 0, len(found))
-	for _, c := range found {
-		cands = append(cands, c)
-	}
-	slices.SortFunc(cands, func(a, b Candidate) int { return cmp.Compare(a.Machine.Name, b.Machine.Name) })
-	return cands, unbacked
 }
 
 // steady is the candidate's cause without the time that grows on every

@@ -41,7 +41,7 @@ func TestHeal_PolicyFloorsWindowsButNotCooldown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			same(t, "policy", PolicyFrom(tt.h, 9), tt.want)
+			same(t, "policy", PolicyFrom(tt.h, 9, noLimits), tt.want)
 		})
 	}
 }
@@ -166,7 +166,7 @@ func TestHeal_DetectFindsUnhealthyWorkers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, unbacked := Detect(tt.o, tt.p, now)
+			got, unbacked, _ := Detect(tt.o, tt.p, now)
 			want := tt.want
 			if want == nil {
 				want = []Candidate{}
@@ -232,7 +232,7 @@ func TestHeal_DetectFindsJoinlessMachines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := with(policy(), func(p *Policy) { p.StartupTimeout = tt.timeout })
-			got, unbacked := Detect(Observed{Machines: []Machine{tt.m}}, p, now)
+			got, unbacked, _ := Detect(Observed{Machines: []Machine{tt.m}}, p, now)
 			want := tt.want
 			if want == nil {
 				want = []Candidate{}
@@ -303,7 +303,7 @@ func TestHeal_DetectHonoursPolicyKnobs(t *testing.T) {
 			if tt.node != nil {
 				o.Nodes = nodesOf(*tt.node)
 			}
-			got, _ := Detect(o, PolicyFrom(tt.h, testRev), now)
+			got, _, _ := Detect(o, PolicyFrom(tt.h, testRev, noLimits), now)
 			want := []Candidate{}
 			if tt.wantCause != "" {
 				c := Candidate{Machine: tt.machine, Cause: tt.wantCause}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-
-	"kubehz.dev/agent/shared/desired"
 )
 
 // MinWindow floors both detection windows, so a zero or junk value in the
@@ -55,6 +53,12 @@ type Node struct {
 	// Since is the Ready condition's lastTransitionTime; the time unhealthy
 	// is measured from, so nothing is lost when the actor restarts.
 	Since time.Time
+	// OwnerUID and OwnerMachine are machine-controller's marks naming the
+	// Machine behind the Node: the machine-controller/owned-by label (its
+	// UID) and the cluster.k8s.io/machine annotation ("namespace/name").
+	// They tie the two together before the Machine's status.nodeRef does.
+	OwnerUID     types.UID
+	OwnerMachine string
 }
 
 // Pool is what the refusals read from a MachineDeployment.
@@ -65,9 +69,10 @@ type Pool struct {
 
 // Observed is one consistent read of the cluster.
 type Observed struct {
-	Machines []Machine
-	Nodes    map[string]Node // by name
-	Pools    map[string]Pool // MachineDeployments by name
+	Namespace string // the Machines' and MachineDeployments'
+	Machines  []Machine
+	Nodes     map[string]Node // by name
+	Pools     map[string]Pool // MachineDeployments by name
 }
 
 // Policy is the effective healing policy of one desired revision.
@@ -81,17 +86,9 @@ type Policy struct {
 	// other pool is refused: the actor touches only what the platform
 	// named, whatever machine-controller holds besides.
 	Named map[string]bool
-}
-
-// PolicyFrom applies the floors to the document's healing block.
-func PolicyFrom(h desired.Healing, revision int64) Policy {
-	return Policy{
-		MaxUnhealthy:   h.MaxUnhealthy,
-		UnhealthyAfter: max(time.Duration(h.UnhealthyAfterSeconds)*time.Second, MinWindow),
-		StartupTimeout: max(time.Duration(h.NodeStartupTimeoutSeconds)*time.Second, MinWindow),
-		Cooldown:       time.Duration(h.CooldownSeconds) * time.Second,
-		Revision:       revision,
-	}
+	// Limited says which of the document's values the local limits
+	// replaced, and with what; "" when the document stayed within them.
+	Limited string
 }
 
 // Memory is what one leadership term remembers between passes. It is never

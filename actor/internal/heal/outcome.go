@@ -84,15 +84,16 @@ func Queued(machine string, rev int64) wire.Action {
 }
 
 // Record notes a delete that landed (Deleted or Gone): the pool's cooldown
-// starts now, and a machine this term deleted is tracked for the unwedge.
+// starts at returned, when the delete's answer came, and a machine this
+// term deleted is tracked for the unwedge from then.
 //
 // An Unsure delete counts for the cooldown too.
-func (m *Memory) Record(d *Delete, r Result, now time.Time) {
+func (m *Memory) Record(d *Delete, r Result, returned time.Time) {
 	if r != Deleted && r != Gone && r != Unsure {
 		return
 	}
-	m.LastHeal[d.Pool] = now
+	m.LastHeal[d.Pool] = returned
 	if r == Deleted {
-		m.Tracked[d.Machine] = &Tracked{UID: d.UID, Node: d.Node, Cause: d.Cause, DeletedAt: now}
+		m.Tracked[d.Machine] = &Tracked{UID: d.UID, Node: d.Node, Cause: d.Cause, DeletedAt: returned}
 	}
 }

@@ -167,5 +167,6 @@ func (c nodeCache) Fresh(ctx context.Context) (map[string]*cluster.Node, error) 
 }
 
 func (n *node) record() *cluster.Node {
-	return &cluster.Node{Name: n.name, ControlPlane: hasControlPlaneKey(n.labels), Ready: n.ready, Since: n.since}
+	return &cluster.Node{Name: n.name, ControlPlane: hasControlPlaneKey(n.labels), Ready: n.ready, Since: n.since,
+		OwnerUID: types.UID(n.ownerUID), OwnerMachine: n.ownerMachine}
 }

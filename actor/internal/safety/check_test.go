@@ -23,6 +23,7 @@ type checker struct {
 	seed     int64
 	scenario int
 	doc      desired.Document
+	limits   limits // the scenario's KUBEHZ_HEAL_* local limits
 	step     int
 	violated string // the first violation, with the world as it stood then
 
@@ -63,8 +64,8 @@ func (c *checker) newTerm() {
 func (c *checker) beginStep(doc desired.Document, step int) {
 	c.doc, c.step, c.healed = doc, step, 0
 	c.ref = reference{}
-	if doc.HealingArmed() {
-		c.ref = computeReference(c.w, doc.Healing)
+	if armed(doc) {
+		c.ref = computeReference(c.w, effective(doc.Healing, c.limits))
 	}
 	c.countVersionStimuli()
 }
@@ -112,7 +113,7 @@ func (c *checker) answered(wr write) {
 		case wr.err == nil && m != nil:
 			c.totals.healDeletes++
 			c.healed++
-			c.deleted[wr.name] = deletion{node: m.node, at: c.w.now}
+			c.deleted[wr.name] = deletion{node: c.w.followedNode(m), at: c.w.now}
 			c.lastHeal[c.w.poolOf(m)] = c.w.now
 		case apierrors.IsNotFound(wr.err) && m != nil:
 			c.lastHeal[c.w.poolOf(m)] = c.w.now // the actor counts it as healed
@@ -246,9 +247,12 @@ type totals struct {
 	lagged                                                     int // steps where some cache's List served a stale world
 	versions                                                   versionTotals
 	cpMixed                                                    int // reads of a control plane whose members disagree
+	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
+	limited                                                    int // steps whose document the local limits tightened
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals, t.cpMixed, t.versions)
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

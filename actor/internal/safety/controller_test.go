@@ -21,8 +21,7 @@ func advance(r *rand.Rand, w *world, dt time.Duration) {
 	}
 	for _, m := range w.machines {
 		if m.node == "" && !m.deleting && !m.joinless && !m.created.IsZero() && chance(r, 0.6) {
-			m.node = w.joinNode(fmt.Sprintf("n-%s", m.name), nil).name
-			m.rv++
+			join(r, w, m)
 		}
 	}
 	for _, n := range w.nodes {

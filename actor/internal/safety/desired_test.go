@@ -39,6 +39,7 @@ func newDocument(r *rand.Rand, w *world, prev desired.Document) desired.Document
 		UnhealthyAfterSeconds:     pick(r, []int64{0, 60, 300, 600}),
 		CooldownSeconds:           pick(r, []int64{0, 0, 60, 300, 900}),
 	}
+	hostileHealing(r, &d)
 	d.KubernetesVersion = newTarget(r, w.cp)
 	if chance(r, 0.25) {
 		d.KubernetesVersion = versionTarget(r, w)

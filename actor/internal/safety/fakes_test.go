@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,6 +83,10 @@ type apiserver struct {
 	cache *informers // what each cache's List serves
 	reads int        // every read call, for the closed-gate check
 	trace *[]string  // every answered write, when a test keeps them
+
+	// slowest is the longest one delete may take to answer; 0 answers at
+	// once.
+	slowest time.Duration
 }
 
 func (a *apiserver) fail(rate float64) bool { return rate > 0 && chance(a.r, rate) }

@@ -61,6 +61,7 @@ func newWorld(r *rand.Rand) *world {
 	for range r.IntN(13) {
 		w.addMachine(newRandomMachine(r, w, cpMinor))
 	}
+	unlinkSome(r, w)
 	for range r.IntN(3) { // nodes no Machine stands behind, some control plane
 		n := w.joinNode(fmt.Sprintf("bare-%d", w.next()), cpLabels(r, 0.4))
 		randomReadiness(r, w, n)

@@ -1,24 +1,18 @@
 package safety_test
 
-import (
-	"time"
-
-	"kubehz.dev/agent/shared/desired"
-)
-
 // reference is what healing may do this step, worked out from the world by
 // CONTRACT §4.4's definitions, without heal.Decide.
 type reference struct {
+	policy     policy          // the document's, within the local limits
 	candidates map[string]bool // unhealthy, not deleting, not control plane
 	unbacked   int             // unhealthy worker nodes no Machine names
 	inFlight   int             // Machines deleting before the pass
 	storm      bool
 }
 
-func computeReference(w *world, h desired.Healing) reference {
-	unhealthyAfter := max(time.Duration(h.UnhealthyAfterSeconds)*time.Second, time.Minute)
-	startup := max(time.Duration(h.NodeStartupTimeoutSeconds)*time.Second, time.Minute)
-	ref := reference{candidates: map[string]bool{}}
+func computeReference(w *world, p policy) reference {
+	unhealthyAfter, startup := p.unhealthyAfter, p.startup
+	ref := reference{policy: p, candidates: map[string]bool{}}
 	named := map[string]bool{}
 	for _, m := range w.machines {
 		if m.deleting {
@@ -27,18 +21,20 @@ func computeReference(w *world, h desired.Healing) reference {
 		if m.node != "" {
 			named[m.node] = true
 		}
+		for _, n := range w.marked(m) { // unlinked: the Nodes bearing its marks
+			if m.node == "" {
+				named[n.name] = true
+			}
+		}
 		cp := hasControlPlaneKey(m.labels) || m.specCP
 		if !m.deleting && m.node == "" && !cp && !m.created.IsZero() {
-			if age := w.now.Sub(m.created); age > 0 && age >= startup {
+			if age := w.now.Sub(m.created); age > 0 && age >= startup && w.unlinkedCandidate(m, unhealthyAfter) {
 				ref.candidates[m.name] = true
 			}
 		}
 	}
 	for _, n := range w.nodes {
-		if n.ready == "True" || n.ready == "" || n.since.IsZero() || hasControlPlaneKey(n.labels) {
-			continue
-		}
-		if w.now.Sub(n.since) < unhealthyAfter {
+		if !w.unhealthyWorker(n, unhealthyAfter) {
 			continue
 		}
 		if !named[n.name] {
@@ -54,12 +50,12 @@ func computeReference(w *world, h desired.Healing) reference {
 			}
 		}
 	}
-	ref.storm = len(ref.candidates)+ref.unbacked > h.MaxUnhealthy
+	ref.storm = len(ref.candidates)+ref.unbacked > p.maxUnhealthy
 	return ref
 }
 
 func (c *checker) checkMachineDelete(wr *write) {
-	if !c.doc.HealingArmed() {
+	if !armed(c.doc) {
 		c.fail("3 (flags)", "%s with healing not armed", wr)
 		return
 	}
@@ -87,7 +83,9 @@ func (c *checker) checkMachineDelete(wr *write) {
 	if wr.uid != m.uid {
 		c.fail("2 (disruption)", "%s: UID precondition %q is not the Machine's %q", wr, wr.uid, m.uid)
 	}
-	limit := c.doc.Healing.MaxUnhealthy
+	c.checkNotJoined(wr, m)
+	c.checkLocalLimits(wr, m, pool)
+	limit := c.ref.policy.maxUnhealthy
 	switch {
 	case c.ref.storm:
 		c.fail("2 (storm)", "%s during a storm: %d candidates + %d unbacked > maxUnhealthy %d",
@@ -102,14 +100,14 @@ func (c *checker) checkMachineDelete(wr *write) {
 	if t, ok := c.lastHeal[pool]; ok && t.After(last) {
 		last = t
 	}
-	if cooldown := time.Duration(c.doc.Healing.CooldownSeconds) * time.Second; c.w.now.Sub(last) < cooldown {
+	if cooldown := c.ref.policy.cooldown; c.w.now.Sub(last) < cooldown {
 		c.fail("2 (cooldown)", "%s only %s after pool %q's last heal or the term's start (cooldown %s)",
 			wr, c.w.now.Sub(last), pool, cooldown)
 	}
 }
 
 func (c *checker) checkPodDelete(wr *write) {
-	if !c.doc.HealingArmed() {
+	if !armed(c.doc) {
 		c.fail("3 (flags)", "%s with healing not armed", wr)
 	}
 	var p *pod

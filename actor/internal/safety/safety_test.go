@@ -64,6 +64,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"lagged steps": tot.lagged, "refused targets offered": tot.versions.badTargets,
 		"live downgrades offered": tot.versions.liveDowngrades, "pre-release rolls": tot.versions.preReleaseRolls,
 		"reads of a control plane mid-upgrade": tot.cpMixed,
+		"unlinked machines held back":          tot.unlinkedHeld, "documents held to the local limits": tot.limited,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
@@ -102,7 +103,11 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 	fe := &fence{leading: true, refuseAfter: -1, live: map[int]bool{}}
 	c := newChecker(w, tot)
 	c.seed, c.scenario = seed, index
+	c.limits = newLimits(r)
 	api := &apiserver{w: w, r: r, f: f, fence: fe, check: c, cache: &informers{w: w}}
+	if chance(r, 0.5) {
+		api.slowest = requestTimeout
+	}
 	var res result
 	if trace {
 		api.trace = &res.trace
@@ -114,6 +119,7 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 			Publisher: api, Namespace: namespace, MaxReplicas: maxReplicas, Log: slog.New(slog.DiscardHandler),
 			Machines: machineCache{api}, Nodes: nodeCache{api}, Deleter: api, Pods: api, Version: api,
 			Memory: heal.NewMemory(w.now), EvictionTimeout: evictionTimeout, Now: func() time.Time { return w.now },
+			HealLimits: c.limits.forExecutor(),
 		}
 	}
 	exec := newTerm()
@@ -169,13 +175,14 @@ func runStep(ctx context.Context, c *checker, api *apiserver, exec *execute.Exec
 		c.totals.lagged++
 	}
 	x := doc.Execution
-	if !x.Scaling && !x.Upgrades && !doc.HealingArmed() && api.reads != reads {
+	if !x.Scaling && !x.Upgrades && !armed(doc) && api.reads != reads {
 		c.fail("3 (flags)", "every capability is off, yet the pass made %d read(s)", api.reads-reads)
 	}
 	if len(api.fence.live) != 0 {
 		c.fail("3 (leadership)", "%d fence grant(s) outlive the pass", len(api.fence.live))
 	}
 	c.endStep()
+	c.countHeld(exec.Store.Snapshot())
 	if c.ref.storm && len(c.ref.candidates) > 0 && c.healed == 0 {
 		for _, a := range exec.Store.Snapshot() {
 			if a.Type == wire.ActionHeal && strings.Contains(a.Detail, "exceeds maxUnhealthy") {

@@ -55,6 +55,11 @@ type node struct {
 	labels map[string]string
 	ready  string // the Ready condition's status, "" without one
 	since  time.Time
+
+	// machine-controller's marks naming the node's Machine, "" without.
+	ownerUID     string // the machine-controller/owned-by label
+	ownerMachine string // the cluster.k8s.io/machine annotation
+	server       string // the Machine whose server joined as this node, while unlinked
 }
 
 // pod is one pod bound to a node.
@@ -114,6 +119,7 @@ func (w *world) addMachine(m *machine) {
 func (w *world) removeMachine(m *machine) {
 	w.machines = slices.DeleteFunc(w.machines, func(x *machine) bool { return x == m })
 	if m.node == "" {
+		w.removeMarked(m)
 		return
 	}
 	w.nodes = slices.DeleteFunc(w.nodes, func(n *node) bool { return n.name == m.node })
@@ -230,7 +236,8 @@ func (w *world) dump() string {
 			hasControlPlaneKey(m.labels) || m.specCP, m.joinless)
 	}
 	for _, n := range w.nodes {
-		fmt.Fprintf(&b, "  node %s ready=%q for %s cp=%v\n", n.name, n.ready, age(w.now, n.since), hasControlPlaneKey(n.labels))
+		fmt.Fprintf(&b, "  node %s ready=%q for %s cp=%v marks=%q/%q\n", n.name, n.ready, age(w.now, n.since), hasControlPlaneKey(n.labels),
+			n.ownerUID, n.ownerMachine)
 	}
 	for _, p := range w.pods {
 		if p.terminating {

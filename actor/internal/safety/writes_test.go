@@ -93,6 +93,7 @@ func (a *apiserver) PatchMD(ctx context.Context, ns, name string, body []byte) e
 func (a *apiserver) DeleteMachine(ctx context.Context, ns, name string, uid types.UID, rv string) error {
 	wr := write{kind: "deleteMachine", ns: ns, name: name, uid: string(uid), rv: rv, granted: a.fence.granted(ctx)}
 	a.check.onWrite(&wr)
+	a.takeTime()
 	m := a.w.machine(name)
 	switch {
 	case a.fail(a.f.write):
@@ -111,6 +112,7 @@ func (a *apiserver) DeleteMachine(ctx context.Context, ns, name string, uid type
 func (a *apiserver) DeletePod(ctx context.Context, ns, name string, uid types.UID) error {
 	wr := write{kind: "deletePod", ns: ns, name: name, uid: string(uid), granted: a.fence.granted(ctx)}
 	a.check.onWrite(&wr)
+	a.takeTime()
 	i := slices.IndexFunc(a.w.pods, func(p *pod) bool { return p.ns == ns && p.name == name })
 	switch {
 	case a.fail(a.f.write):

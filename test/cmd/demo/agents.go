@@ -50,7 +50,12 @@ func (a *agents) startObserver(logDir string, id identity, p pace) error {
 func (a *agents) startActors(logDir string, id identity, p pace) error {
 	for _, pod := range []string{"actor-1", "actor-2"} {
 		id.env.Pod = pod
-		if err := a.start(pod, logDir, id, "KUBEHZ_DESIRED_POLL_SECONDS="+strconv.Itoa(int(p.poll/time.Second))); err != nil {
+		// The story heals within a minute of the actor starting, so
+		// healing's local floors are the contract's own here; deploy/actor
+		// ships 600 s, 600 s and 300 s.
+		if err := a.start(pod, logDir, id, "KUBEHZ_DESIRED_POLL_SECONDS="+strconv.Itoa(int(p.poll/time.Second)),
+			"KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS=0", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS=60",
+			"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS=60"); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,33 @@
+package cluster
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A Node keeps machine-controller's two marks naming its Machine: healing
+// reads them to find the Node of a Machine whose status.nodeRef is not
+// written yet. The keys are spelt out, not taken from the package.
+func TestNodeFrom_KeepsTheMarksNamingItsMachine(t *testing.T) {
+	since := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "pool-a-m1",
+			Labels:      map[string]string{"machine-controller/owned-by": "3f1c2a9e-0d4b-4e8a-9c1f-6a2b7d8e9f00", "zone": "fsn1"},
+			Annotations: map[string]string{"cluster.k8s.io/machine": "kube-system/pool-a-m1", "note": "x"}},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
+			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(since)},
+		}},
+	}
+	want := &Node{Name: "pool-a-m1", Ready: "True", Since: since,
+		OwnerUID: "3f1c2a9e-0d4b-4e8a-9c1f-6a2b7d8e9f00", OwnerMachine: "kube-system/pool-a-m1"}
+	if got := NodeFrom(n); !reflect.DeepEqual(got, want) {
+		t.Errorf("record\n got %+v\nwant %+v", got, want)
+	}
+	if got := NodeFrom(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}}); !reflect.DeepEqual(got, &Node{Name: "bare"}) {
+		t.Errorf("a Node without marks: %+v", got)
+	}
+}
