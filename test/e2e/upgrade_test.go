@@ -30,10 +30,11 @@ func mdPatches(t *testing.T, start time.Time) []string {
 // v1.35.5 and a target of v1.35.6 (inside the skew policy of both tested
 // apiservers). pool-a rolls first, node by node, with n/m progress on the
 // beats; pool-b waits with "one pool rolls at a time" and starts only once
-// pool-a has converged.
+// pool-a has converged. Nodes join 2 s after their Machines, so each step
+// of a roll outlasts a 1 s poll and the beat that follows it.
 func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 	start := time.Now()
-	world, _ := machineWorld(t)
+	world, _ := machineWorldJoiningAfter(t, 2*time.Second)
 	for _, p := range []string{"pool-a", "pool-b"} {
 		if err := world.CreatePool(ctxT(t), p, 2, clustersim.PoolOptions{Kubelet: "v1.35.5"}); err != nil {
 			t.Fatal(err)
