@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestNew_RefusesUnsafeOptions(t *testing.T) {
@@ -122,7 +123,8 @@ func TestTransport_HasTLSFloorAndBoundsAndHonoursProxy(t *testing.T) {
 	if tr.MaxIdleConnsPerHost == 0 || tr.MaxResponseHeaderBytes == 0 {
 		t.Errorf("idle/header bounds unset: %d, %d", tr.MaxIdleConnsPerHost, tr.MaxResponseHeaderBytes)
 	}
-	if c.http.Timeout != DefaultTimeout || c.http.CheckRedirect == nil {
+	// 15 s is the README's request limit (Delivery), written as a number.
+	if c.http.Timeout != 15*time.Second || c.http.CheckRedirect == nil {
 		t.Errorf("timeout %s, CheckRedirect set %t", c.http.Timeout, c.http.CheckRedirect != nil)
 	}
 }

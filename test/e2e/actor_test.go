@@ -19,14 +19,21 @@ import (
 )
 
 // machineWorld installs machine-controller's CRDs and runs the cluster
-// simulator for one test.
+// simulator for one test, its Nodes joining 300 ms after their Machines.
 func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
+	t.Helper()
+	return machineWorldJoiningAfter(t, 300*time.Millisecond)
+}
+
+// machineWorldJoiningAfter is machineWorld with Nodes joining join after
+// their Machines are created.
+func machineWorldJoiningAfter(t *testing.T, join time.Duration) (*clustersim.Sim, dynamic.ResourceInterface) {
 	t.Helper()
 	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := clustersim.New(suite.env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})
+	sim, err := clustersim.New(suite.env.Config, clustersim.Options{JoinDelay: join})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,3 +30,33 @@ func auditRequests(t *testing.T, log, user string, since time.Time) []kube.Audit
 	}
 	return out
 }
+
+// receivedAt is when the apiserver received the first request since since
+// that match accepts, by its audit log's clock: the instant a test's own
+// request took effect, to measure a promised bound from. It waits for the
+// record, which the apiserver writes as the request completes.
+func receivedAt(t *testing.T, since time.Time, what string, match func(kube.AuditEvent) bool) time.Time {
+	t.Helper()
+	var at time.Time
+	kube.WaitUntil(t, "the audit record of "+what, func() bool {
+		all, err := kube.ReadAudit(suite.auditLog, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range all {
+			if !e.RequestReceived.Before(since) && match(e) {
+				at = e.RequestReceived
+				return true
+			}
+		}
+		return false
+	})
+	return at
+}
+
+// request matches one verb on one named object.
+func request(verb, resource, name string) func(kube.AuditEvent) bool {
+	return func(e kube.AuditEvent) bool {
+		return e.Verb == verb && e.Resource() == resource && e.ObjectRef.Name == name
+	}
+}

@@ -105,6 +105,7 @@ func deletes(t *testing.T, start time.Time) []string {
 // until, 60 s later, the actor force-deletes exactly those two, once. The
 // joinless machine is replaced after its 60 s startup window.
 func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *testing.T) {
+	start := time.Now()
 	world, _ := machineWorld(t)
 	ctx := ctxT(t)
 	if err := world.CreatePool(ctx, "pool-a", 2, clustersim.PoolOptions{}); err != nil {
@@ -129,7 +130,6 @@ func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *t
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 2}, {Name: "pool-b", DesiredReplicas: 1}}}, `"4-1"`); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	startObserver(t, sim)
 	startActor(t, sim, "actor-heal", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS=60")
 
@@ -183,6 +183,7 @@ func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *t
 // candidate is reported with the storm-brake text and nothing is deleted.
 // The control: the next revision allows 3, and the same nodes are healed.
 func TestHeal_StormBrakeDeletesNothingUntilTheLimitAllows(t *testing.T) {
+	start := time.Now()
 	world, _ := machineWorld(t)
 	if err := world.CreatePool(ctxT(t), "pool-a", 3, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
@@ -200,7 +201,6 @@ func TestHeal_StormBrakeDeletesNothingUntilTheLimitAllows(t *testing.T) {
 	if err := sim.SetDesired(doc, `"5-1"`); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	startObserver(t, sim)
 	startActor(t, sim, "actor-storm")
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,7 +14,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
@@ -131,14 +131,26 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 // reportsDone reads the hand-off ConfigMap as the observer would: written
 // by the Lease's current holder, the document answers rev and every report
 // in it is done. An earlier test's document, or a deposed leader's, never
-// counts.
+// counts. The document is decoded here with encoding/json, not by the
+// product's own decoder: a decoder that misread the document would
+// otherwise agree with the encoder that wrote it.
 func reportsDone(t *testing.T, rev int64) bool {
 	t.Helper()
-	cm, err := suite.env.Client.CoreV1().ConfigMaps("kubehz-system").Get(ctxT(t), report.ConfigMapName, metav1.GetOptions{})
+	cm, err := suite.env.Client.CoreV1().ConfigMaps("kubehz-system").Get(ctxT(t), "kubehz-actions", metav1.GetOptions{})
 	if err != nil {
 		return false
 	}
-	doc, _ := report.Decode(cm.Data[report.Key])
+	var doc struct {
+		Revision int64  `json:"revision"`
+		Holder   string `json:"holder"`
+		Actions  []struct {
+			Type, Target, Status string
+			Revision             int64
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal([]byte(cm.Data["actions.json"]), &doc); err != nil {
+		return false
+	}
 	if doc.Holder == "" || doc.Holder != leaseHolder(t) || doc.Revision != rev || len(doc.Actions) == 0 {
 		return false
 	}

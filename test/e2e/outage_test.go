@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,11 +12,14 @@ import (
 	"kubehz.dev/agent/test/platformsim"
 )
 
-// TestObserver_SurvivesPlatformOutage takes the platform away entirely
-// (connection refused), changes the cluster many times meanwhile, and brings
-// it back on the same address: the observer must still run, must not have
-// grown, and its first accepted beat must be the newest snapshot.
-func TestObserver_SurvivesPlatformOutage(t *testing.T) {
+// TestObserver_SurvivesPlatformOutageAndSendsTheNewestSnapshot takes the
+// platform away entirely (connection refused), changes the cluster many
+// times meanwhile, and brings it back on the same address: the observer
+// must still run, its first accepted beat must be the newest snapshot, and
+// no older one may follow it. That the observer keeps only one pending
+// payload is TestSender_KeepsOnlyLatestPayload's to prove: the few KiB the
+// outage's payloads weigh are far below what RSS can show here.
+func TestObserver_SurvivesPlatformOutageAndSendsTheNewestSnapshot(t *testing.T) {
 	sim := platformsim.New(platformsim.Options{})
 	url, err := sim.Start()
 	if err != nil {
@@ -31,6 +35,7 @@ func TestObserver_SurvivesPlatformOutage(t *testing.T) {
 
 	sim.Close()
 	outageStart := time.Now()
+	outputAtStart := len(p.Output())
 	stop := churn(t, "outage-churn", 50*time.Millisecond)
 	for i := range 40 {
 		createPod(t, "default", fmt.Sprintf("outage-%d", i), corev1.PodRunning)
@@ -68,12 +73,36 @@ func TestObserver_SurvivesPlatformOutage(t *testing.T) {
 	if err != nil || ts.Before(outageStart) {
 		t.Errorf("first beat after the outage was built at %s, before the outage began", got.Timestamp)
 	}
-	// One pending payload at most: memory must not track the outage's length
-	// or the number of changes (about 40 payloads were built meanwhile). The
-	// binary runs under the race detector, whose shadow memory moves RSS by a
-	// few MiB on its own; retained payloads and pods would add far more.
-	t.Logf("observer RSS: %d KiB before the outage, %d KiB after 10 s of it", before>>10, during>>10)
-	if during > before+16<<20 {
-		t.Errorf("RSS grew from %d KiB to %d KiB during the outage", before>>10, during>>10)
+	// No payload kept from the outage goes out after the newest: the next
+	// beat was built after the first.
+	second := decode(waitBeat(t, back, after(b.Seq, nil)))
+	if ts2, err := time.Parse(time.RFC3339, second.Timestamp); err != nil || ts2.Before(ts) {
+		t.Errorf("the beat after the first was built at %s, before the first (%s): a payload from the outage was kept", second.Timestamp, got.Timestamp)
 	}
+	// A coarse bound on growth, not a measure of retained payloads: the
+	// binary runs under the race detector, whose shadow memory moves RSS by
+	// a few MiB on its own, while every payload built during the outage
+	// together weighs the KiB logged below.
+	built, bytes := queuedPayloads(p.Output()[outputAtStart:])
+	t.Logf("observer RSS: %d KiB before the outage, %d KiB after 10 s of it; %d payloads built meanwhile, %d KiB in all",
+		before>>10, during>>10, built, bytes>>10)
+	if during > before+16<<20 {
+		t.Errorf("RSS grew by more than 16 MiB during the outage: from %d KiB to %d KiB", before>>10, during>>10)
+	}
+}
+
+// queuedPayloads counts the observer's "Heartbeat queued" log records in out
+// and sums the payload bytes they name.
+func queuedPayloads(out string) (n, bytes int) {
+	for line := range strings.Lines(out) {
+		var rec struct {
+			Msg   string `json:"msg"`
+			Bytes int    `json:"bytes"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "Heartbeat queued" {
+			n++
+			bytes += rec.Bytes
+		}
+	}
+	return n, bytes
 }

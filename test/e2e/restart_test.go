@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/test/clustersim"
@@ -23,7 +24,8 @@ import (
 // (down for 2 s). Both binaries must live through it; their informers
 // relist (no watch can resume from a compacted revision); the beat then
 // converges on changes made after the restart, acting resumes on a new
-// revision, and no revision is acted on twice.
+// revision, and no revision is acted on twice: a change made behind the
+// actor's back after revision 1 is left alone until revision 2.
 func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	dir := t.TempDir()
 	flags, audit, err := kube.AuditFlags(dir, auditPolicy)
@@ -56,6 +58,16 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	observer, _ := startObserver(t, sim, "KUBECONFIG="+observerKC)
 	actor := startActor(t, sim, "actor-restart", "KUBECONFIG="+actorKC)
 	kube.WaitUntil(t, "pool-a scaled to 2", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
+	waitBeat(t, sim, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "scale", "pool-a")
+		return ok && a.Revision == 1 && a.Status == "done"
+	})
+	// Acting again on a revision the cluster still matches writes nothing,
+	// so it would leave no trace. Someone scales pool-a to 4 behind the
+	// actor's back: acting on revision 1 again would patch it back to 2.
+	if _, err := mds.Patch(ctx, "pool-a", types.MergePatchType, []byte(`{"spec":{"replicas":4}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Enough writes, spread over two compaction intervals, that the
 	// revisions the informers last saw are compacted away.
@@ -97,7 +109,10 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 
 	// An actor that could not renew its lease while the apiserver was away
 	// exits (code 1) so the kubelet restarts it as a standby; do the
-	// kubelet's part. Anything else is a crash.
+	// kubelet's part. Anything else is a crash. The new process remembers
+	// nothing of the old one's acts and acts on revision 1 once more: one
+	// patch, back to 2 replicas.
+	wantPatches := 2
 	if actor.Exited() {
 		code, _ := actor.Wait(0)
 		actor.Ended()
@@ -106,6 +121,10 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 		}
 		t.Logf("the actor lost its lease during the restart and exited to start over; restarting it as the kubelet would")
 		actor = startActor(t, sim, "actor-restart-2", "KUBECONFIG="+actorKC)
+		wantPatches = 3
+		kube.WaitUntil(t, "the restarted actor acts on revision 1", func() bool { return replicasAt(t, mds, "pool-a") == 2 })
+	} else if got := replicasAt(t, mds, "pool-a"); got != 4 {
+		t.Errorf("pool-a is at %d replicas after the restart, not the 4 set behind the actor's back: revision 1 was acted on twice", got)
 	}
 
 	// Acting resumes.
@@ -124,8 +143,8 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 			patches++
 		}
 	}
-	if patches != 2 {
-		t.Errorf("%d successful MachineDeployment patches for two revisions, want 2", patches)
+	if patches != wantPatches {
+		t.Errorf("%d successful MachineDeployment patches, want %d: one per revision and process", patches, wantPatches)
 	}
 	// A relist is a LIST, or a watch that streams the initial state. After
 	// a restart client-go's reflectors relist whether or not the revision

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,7 +14,7 @@ import (
 	"kubehz.dev/agent/test/platformsim"
 )
 
-// upgradePatches lists the actor's MachineDeployment patches since start,
+// mdPatches lists the actor's MachineDeployment patches since start,
 // by MD name, in order.
 func mdPatches(t *testing.T, start time.Time) []string {
 	var out []string
@@ -27,9 +30,11 @@ func mdPatches(t *testing.T, start time.Time) []string {
 // v1.35.5 and a target of v1.35.6 (inside the skew policy of both tested
 // apiservers). pool-a rolls first, node by node, with n/m progress on the
 // beats; pool-b waits with "one pool rolls at a time" and starts only once
-// pool-a has converged.
+// pool-a has converged. Nodes join 2 s after their Machines, so each step
+// of a roll outlasts a 1 s poll and the beat that follows it.
 func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
-	world, _ := machineWorld(t)
+	start := time.Now()
+	world, _ := machineWorldJoiningAfter(t, 2*time.Second)
 	for _, p := range []string{"pool-a", "pool-b"} {
 		if err := world.CreatePool(ctxT(t), p, 2, clustersim.PoolOptions{Kubelet: "v1.35.5"}); err != nil {
 			t.Fatal(err)
@@ -43,7 +48,6 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 2}, {Name: "pool-b", DesiredReplicas: 2}}}, `"9-1"`); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	startObserver(t, sim)
 	startActor(t, sim, "actor-upgrade")
 
@@ -58,6 +62,7 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 
 	// Read the whole story off the beats.
 	var aDoneAt, bStartAt uint64
+	bWaited := 0 // beats showing pool-b waiting its turn while pool-a rolls
 	sawProgress := map[string]bool{}
 	for _, b := range sim.Beats() {
 		as := actionsOf(b)
@@ -66,8 +71,12 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 		if aok && a.Status == "in-progress" && bok && bb.Status == "in-progress" {
 			t.Errorf("beat %d: both pools roll at once: %+v %+v", b.Seq, a, bb)
 		}
-		if aok && a.Status == "in-progress" && bok && (bb.Status != "pending" || !strings.Contains(bb.Detail, "one pool rolls at a time")) {
-			t.Errorf("beat %d: pool-b is %s %q while pool-a rolls, want pending one pool rolls at a time", b.Seq, bb.Status, bb.Detail)
+		if aok && a.Status == "in-progress" {
+			if !bok || bb.Status != "pending" || !strings.Contains(bb.Detail, "one pool rolls at a time") {
+				t.Errorf("beat %d: pool-b is %s %q while pool-a rolls, want pending one pool rolls at a time", b.Seq, bb.Status, bb.Detail)
+			} else {
+				bWaited++
+			}
 		}
 		for _, x := range []action{a, bb} {
 			if x.Status == "in-progress" || x.Status == "done" {
@@ -81,7 +90,30 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 			bStartAt = b.Seq
 		}
 	}
-	if bStartAt != 0 && bStartAt < aDoneAt {
+	t.Logf("progress seen on the beats: %v", slices.Sorted(maps.Keys(sawProgress)))
+	// Progress, not only a start and an end: some beat shows pool-a part
+	// way, n of m Machines at the target with 0 < n < m.
+	midway := regexp.MustCompile(`^pool-a in-progress v1\.35\.5 → v1\.35\.6 \(([1-9]\d*)/(\d+)\)$`)
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(sawProgress)), func(p string) bool {
+		m := midway.FindStringSubmatch(p)
+		if m == nil {
+			return false
+		}
+		n, _ := strconv.Atoi(m[1])
+		total, _ := strconv.Atoi(m[2])
+		return n < total
+	}) {
+		t.Errorf("no beat showed pool-a part way through its roll (n/m with 0 < n < m)")
+	}
+	if bWaited == 0 {
+		t.Errorf("no beat showed pool-b pending, one pool rolls at a time, while pool-a rolled")
+	}
+	switch {
+	case bStartAt == 0:
+		t.Errorf("no beat showed pool-b rolling")
+	case aDoneAt == 0:
+		t.Errorf("no beat showed pool-a done")
+	case bStartAt < aDoneAt:
 		t.Errorf("pool-b started rolling (beat %d) before pool-a was done (beat %d)", bStartAt, aDoneAt)
 	}
 	for _, want := range []string{
@@ -109,6 +141,7 @@ func TestUpgrade_RollsPoolAThenPoolBWithProgressInTheBeats(t *testing.T) {
 // of it are each refused with their own reason, and nothing is patched.
 // The control comes last: a valid target on the same pools rolls.
 func TestUpgrade_DowngradeAndSkewAreRefused(t *testing.T) {
+	start := time.Now()
 	info, err := suite.env.Client.Discovery().ServerVersion()
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +167,6 @@ func TestUpgrade_DowngradeAndSkewAreRefused(t *testing.T) {
 		WorkerPools: pools}, `"11-1"`); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	startObserver(t, sim)
 	startActor(t, sim, "actor-refuse-upgrade")
 

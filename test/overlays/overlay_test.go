@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,10 +43,24 @@ func TestOverlay_NamespaceWithTheReadmeSnippet(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := render(t, dir)
+	// The check must have objects to check: exactly the machine Roles and
+	// their bindings, each still in kube-system.
+	var machineRBAC []string
 	for _, o := range objs {
-		if strings.HasSuffix(o.GetName(), "-machines") && o.GetNamespace() != "kube-system" {
+		if !strings.HasSuffix(o.GetName(), "-machines") {
+			continue
+		}
+		machineRBAC = append(machineRBAC, o.GetKind()+"/"+o.GetName())
+		if o.GetNamespace() != "kube-system" {
 			t.Errorf("%s %s moved to %q; the snippet must keep it in kube-system", o.GetKind(), o.GetName(), o.GetNamespace())
 		}
+	}
+	slices.Sort(machineRBAC)
+	if want := []string{
+		"Role/kubehz-actor-machines", "Role/kubehz-observer-machines",
+		"RoleBinding/kubehz-actor-machines", "RoleBinding/kubehz-observer-machines",
+	}; !slices.Equal(machineRBAC, want) {
+		t.Errorf("machine RBAC rendered: %v, want %v", machineRBAC, want)
 	}
 	runTier(t, objs, "agents", "", "pool-ns")
 }

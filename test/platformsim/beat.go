@@ -112,7 +112,7 @@ func decodeObject(body []byte) (map[string]any, error) {
 // net/http only notices a departed client once the body has been read.
 func (s *Server) hang(r *http.Request, rec *Request) {
 	rec.Body, _, _ = s.readBody(r)
-	s.keep(*rec) // Status 0: never answered
+	defer s.ended(s.keep(*rec)) // Status 0: never answered
 	select {
 	case <-r.Context().Done():
 	case <-s.closing:

@@ -31,7 +31,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Endpoint, rec.ClusterID = ep, id
 	if !ok {
 		rec.Status = http.StatusNotFound
-		s.keep(rec)
+		defer s.ended(s.keep(rec))
 		write(w, r, s.closing, errorReply(http.StatusNotFound, "not found", "no such endpoint or cluster"))
 		return
 	}
@@ -55,7 +55,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = answer.status
 	rec.accepted = rec.accepted && answer.status/100 == 2
-	s.keep(rec)
+	// Deferred: an aborted answer ends by panicking.
+	defer s.ended(s.keep(rec))
 	write(w, r, s.closing, answer)
 }
 

@@ -27,6 +27,10 @@ type Request struct {
 	// the body was a JSON object.
 	Payload map[string]any
 	Issues  []Issue // why a heartbeat was refused with 400
+	// Ended is when the simulator was done with the request: its answer
+	// written in full, or its client gone, or the simulator closed. Zero
+	// while the request is still being answered or held.
+	Ended time.Time
 
 	accepted bool
 }
@@ -79,11 +83,30 @@ func newJournal(limit int, closing <-chan struct{}) *journal {
 	return &journal{limit: limit, closing: closing, changed: make(chan struct{})}
 }
 
-// keep records rec and hands it to the OnRequest hook.
-func (s *Server) keep(rec Request) {
+// keep records rec and hands it to the OnRequest hook; it returns the
+// sequence number that names the record.
+func (s *Server) keep(rec Request) uint64 {
 	rec = s.journal.add(rec)
 	if s.opts.OnRequest != nil {
 		s.opts.OnRequest(rec)
+	}
+	return rec.Seq
+}
+
+// ended stamps the record seq names with the time the simulator was done
+// with it.
+func (s *Server) ended(seq uint64) {
+	at := s.opts.Now()
+	j := s.journal
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, list := range [][]Request{j.requests, j.beats} {
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i].Seq == seq {
+				list[i].Ended = at
+				break
+			}
+		}
 	}
 }
 

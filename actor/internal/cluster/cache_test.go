@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -145,30 +146,33 @@ func TestCache_BaseContextBoundsTheInformer(t *testing.T) {
 	goleak.VerifyNone(t, ignore)
 }
 
-func TestCache_EnsureFailsWithinTheSyncTimeoutWhenListIsRefused(t *testing.T) {
-	client := newFakeDynamic()
-	client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewNotFound(GVR.GroupResource(), "")
-	})
-	c := newCache(client)
-	c.syncTimeout = 200 * time.Millisecond
-	defer c.Stop()
+// In a synctest bubble the informer's retries and Ensure's wait run on the
+// bubble's clock: the 30 s bound is checked exactly, in no time.
+func TestCache_EnsureFailsAfterThirtySecondsWhenListIsRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := newFakeDynamic()
+		client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewNotFound(GVR.GroupResource(), "")
+		})
+		c := newCache(client)
+		defer c.Stop()
 
-	start := time.Now()
-	err := c.Ensure(t.Context(), t.Context())
-	elapsed := time.Since(start)
-	if err == nil {
-		t.Fatal("Ensure succeeded although every list is refused")
-	}
-	if !strings.Contains(err.Error(), testNamespace) || !strings.Contains(err.Error(), "200ms") {
-		t.Errorf("error %q should name the namespace and the timeout", err)
-	}
-	if elapsed < c.syncTimeout || elapsed > 5*time.Second {
-		t.Errorf("Ensure returned after %s, want about %s", elapsed, c.syncTimeout)
-	}
-	if c.List() == nil {
-		t.Error("the informer should keep trying until Stop; List returned nil")
-	}
+		start := time.Now()
+		err := c.Ensure(t.Context(), t.Context())
+		elapsed := time.Since(start)
+		if err == nil {
+			t.Fatal("Ensure succeeded although every list is refused")
+		}
+		if !strings.Contains(err.Error(), testNamespace) || !strings.Contains(err.Error(), "30s") {
+			t.Errorf("error %q should name the namespace and the timeout", err)
+		}
+		if elapsed != 30*time.Second {
+			t.Errorf("Ensure returned after %s, want 30s", elapsed)
+		}
+		if c.List() == nil {
+			t.Error("the informer should keep trying until Stop; List returned nil")
+		}
+	})
 }
 
 func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
@@ -216,21 +220,23 @@ func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
 }
 
 func TestCache_EnsureReturnsWhenTheCallerGivesUp(t *testing.T) {
-	client := newFakeDynamic()
-	client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(GVR.GroupResource(), "", nil)
+	synctest.Test(t, func(t *testing.T) {
+		client := newFakeDynamic()
+		client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(GVR.GroupResource(), "", nil)
+		})
+		c := newCache(client)
+		defer c.Stop()
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		if err := c.Ensure(t.Context(), ctx); err == nil {
+			t.Fatal("Ensure succeeded although every list is refused")
+		}
+		if elapsed := time.Since(start); elapsed != 100*time.Millisecond {
+			t.Errorf("Ensure returned %s after it began, want at its caller's deadline of 100ms", elapsed)
+		}
 	})
-	c := newCache(client)
-	defer c.Stop()
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if err := c.Ensure(t.Context(), ctx); err == nil {
-		t.Fatal("Ensure succeeded although every list is refused")
-	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Errorf("Ensure took %s after its caller's deadline of 100ms", elapsed)
-	}
 }
 
 func TestCache_StopBeforeEnsureIsHarmless(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 	"kubehz.dev/agent/shared/memlimit"
 )
 
-// defaultSyncTimeout bounds the wait for a first list, so a missing CRD or
+// syncTimeout bounds the wait for a first list, so a missing CRD or
 // RBAC turns into an error for the pass (a report for scaling and upgrades,
 // a logged skip for healing) instead of a stuck pass.
-const defaultSyncTimeout = 30 * time.Second
+const syncTimeout = 30 * time.Second
 
 // onDemand is one informer that runs only while a capability needs it. Its
 // cache holds the compact records transform makes, never whole objects.
@@ -37,10 +37,6 @@ type onDemand struct {
 	// authorized.
 	served func(context.Context) error
 	log    *slog.Logger
-	// syncTimeout is defaultSyncTimeout. It is a field, not the constant, so
-	// a test can see a refused list fail in 200 ms instead of 30 s without
-	// any package-level state to race on.
-	syncTimeout time.Duration
 
 	mu     sync.Mutex
 	store  cache.Store
@@ -56,7 +52,7 @@ func (c *onDemand) Ensure(base, ctx context.Context) error {
 	running := c.ctrl != nil
 	c.mu.Unlock()
 	if !running && c.served != nil {
-		sctx, cancel := context.WithTimeout(ctx, c.syncTimeout)
+		sctx, cancel := context.WithTimeout(ctx, syncTimeout)
 		err := c.served(sctx)
 		cancel()
 		if err != nil {
@@ -70,10 +66,10 @@ func (c *onDemand) Ensure(base, ctx context.Context) error {
 	}
 	ctrl := c.ctrl
 	c.mu.Unlock()
-	wait, cancel := context.WithTimeout(ctx, c.syncTimeout)
+	wait, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(wait.Done(), ctrl.HasSynced) {
-		return fmt.Errorf("%s not listed within %s (CRD or RBAC missing?)", c.what, c.syncTimeout)
+		return fmt.Errorf("%s not listed within %s (CRD or RBAC missing?)", c.what, syncTimeout)
 	}
 	if started {
 		memlimit.ReleaseAfterList()

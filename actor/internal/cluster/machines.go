@@ -56,7 +56,7 @@ func NewMachines(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace str
 		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
 		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
 		watchList: dyn, object: &unstructured.Unstructured{}, transform: slim.Transform("machine", machineFrom),
-		log: log, syncTimeout: defaultSyncTimeout,
+		log: log,
 	}}
 }
 

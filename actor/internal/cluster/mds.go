@@ -70,7 +70,7 @@ func New(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, log
 		// The fake dynamic client of the unit tests cannot stream a
 		// watch list; the real client streams as before.
 		watchList: dyn, object: &unstructured.Unstructured{}, transform: transform,
-		log: log, syncTimeout: defaultSyncTimeout,
+		log: log,
 	}}
 }
 

@@ -58,7 +58,7 @@ func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
 		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return api.List(ctx, o) },
 		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return api.Watch(ctx, o) },
 		watchList: client, object: &corev1.Node{}, transform: slim.Transform("node", NodeFrom),
-		log: log, syncTimeout: defaultSyncTimeout,
+		log: log,
 	}}
 }
 

@@ -19,8 +19,12 @@ import (
 // lease-shape boundaries are writeDeadline's own table below.
 func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
-	const duration = int32(LeaseDuration / time.Second)
-	expiry := func(renewed time.Time) time.Time { return renewed.Add(LeaseDuration) }
+	// The contract's numbers (README, The actor): a 15 s lease, writes
+	// end at most 5 s from the check and at least 5 s before the lease's
+	// expiry.
+	const duration = 15
+	const writeWithin, margin = 5 * time.Second, 5 * time.Second
+	expiry := func(renewed time.Time) time.Time { return renewed.Add(duration * time.Second) }
 
 	cases := []struct {
 		name      string
@@ -64,13 +68,13 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			wantErr: ErrLostLease, wantReads: 1,
 		},
 		{
-			name:      "fresh renewal: the deadline is WriteDeadline from now",
+			name:      "fresh renewal: the deadline is 5 s from now",
 			lease:     heldLease("me", now.Add(-time.Second), duration),
-			wantReads: 2, wantDeadline: now.Add(WriteDeadline),
+			wantReads: 2, wantDeadline: now.Add(writeWithin),
 		},
 		{
-			name:      "margin reached within WriteDeadline: the deadline is the expiry less the margin",
-			lease:     heldLease("me", now.Add(-LeaseDuration+5*time.Second+2*time.Second), duration),
+			name:      "margin reached within 5 s: the deadline is the expiry less the margin",
+			lease:     heldLease("me", now.Add(-duration*time.Second+margin+2*time.Second), duration),
 			wantReads: 2, wantDeadline: now.Add(2 * time.Second),
 		},
 		{
@@ -152,10 +156,10 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			if !deadline.Equal(tc.wantDeadline) {
 				t.Errorf("deadline = %s, want %s", deadline, tc.wantDeadline)
 			}
-			if deadline.After(now.Add(WriteDeadline)) {
-				t.Errorf("deadline %s is later than WriteDeadline from now", deadline)
+			if deadline.After(now.Add(writeWithin)) {
+				t.Errorf("deadline %s is later than 5 s from now", deadline)
 			}
-			if deadline.After(expiry(tc.lease.Spec.RenewTime.Time).Add(-5 * time.Second)) {
+			if deadline.After(expiry(tc.lease.Spec.RenewTime.Time).Add(-margin)) {
 				t.Errorf("deadline %s is later than 5 s before the lease expiry", deadline)
 			}
 			cancelParent()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -22,8 +23,19 @@ import (
 // seconds of lease time costs none of wall time, and "at once" can be
 // checked as "no fake time passed".
 
-// standbyRetry is the longest a standby sleeps between two attempts.
-var standbyRetry = time.Duration(float64(RetryPeriod) * (1 + leaderelection.JitterFactor))
+// The contract's lease timings (README, The actor): a 15 s lease,
+// given up after 10 s without a renewal, retried every 2 s. Written here as
+// numbers, never read from the package under test, so that changing one in
+// lead.go fails a test.
+const (
+	contractLease       = 15 * time.Second
+	contractRenewWithin = 10 * time.Second
+	contractRetry       = 2 * time.Second
+)
+
+// standbyRetry is the longest a standby sleeps between two attempts: the
+// retry period plus client-go's jitter.
+var standbyRetry = time.Duration(float64(contractRetry) * (1 + leaderelection.JitterFactor))
 
 // linger is how long work keeps going after its context ends, as a write in
 // flight would; a release that did not wait for the work would come first.
@@ -165,7 +177,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					client := fake.NewClientset(actorDeployment(false))
 					if tc.heldByOther {
-						if err := client.Tracker().Add(heldLease("other", time.Now(), int32(LeaseDuration/time.Second))); err != nil {
+						if err := client.Tracker().Add(heldLease("other", time.Now(), 15)); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -204,7 +216,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 
 func TestRun_StandbyCancelledReturnsNilWithoutWorking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), int32(LeaseDuration/time.Second)))
+		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), 15))
 		work := func(context.Context, *Fence) error {
 			t.Errorf("a standby ran work")
 			return nil
@@ -244,8 +256,8 @@ func TestRun_FailedRenewalsCancelWorkAndReturnErrLostLease(t *testing.T) {
 		r := startRun(t, candidate(client, "a"), nil, work)
 		receive(t, started, time.Second, "leading")
 
-		// The elector gives up once renewals have failed for RenewDeadline.
-		err := r.wait(t, RenewDeadline+standbyRetry+time.Second)
+		// The elector gives up once renewals have failed for 10 s.
+		err := r.wait(t, contractRenewWithin+standbyRetry+time.Second)
 
 		if !errors.Is(err, ErrLostLease) {
 			t.Errorf("Run = %v, want ErrLostLease", err)
@@ -253,10 +265,10 @@ func TestRun_FailedRenewalsCancelWorkAndReturnErrLostLease(t *testing.T) {
 		if stoppedAt.IsZero() {
 			t.Fatalf("work was not stopped")
 		}
-		if lasted := stoppedAt.Sub(failedAt); lasted > RenewDeadline+RetryPeriod {
-			t.Errorf("work kept going %s after renewals began to fail, want at most %s", lasted, RenewDeadline+RetryPeriod)
+		if lasted := stoppedAt.Sub(failedAt); lasted > contractRenewWithin+contractRetry {
+			t.Errorf("work kept going %s after renewals began to fail, want at most %s", lasted, contractRenewWithin+contractRetry)
 		}
-		if lasted := stoppedAt.Sub(failedAt); lasted >= LeaseDuration {
+		if lasted := stoppedAt.Sub(failedAt); lasted >= contractLease {
 			t.Errorf("work outlived the lease: %s after the last renewal", lasted)
 		}
 	})
@@ -283,7 +295,7 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 					return tc.workErr
 				}
 				r := startRun(t, candidate(client, "a"), nil, work)
-				err := r.wait(t, RetryPeriod)
+				err := r.wait(t, contractRetry)
 				if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 					t.Errorf("Run = %v, want %v", err, tc.want)
 				}
@@ -326,7 +338,7 @@ func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
 		r := startRun(t, candidate(client, "a"), nil, work)
 		receive(t, started, time.Second, "leading")
 
-		err := r.wait(t, RenewDeadline+standbyRetry+linger+time.Second)
+		err := r.wait(t, contractRenewWithin+standbyRetry+linger+time.Second)
 
 		if !errors.Is(err, ErrLostLease) {
 			t.Errorf("Run = %v, want ErrLostLease", err)
@@ -342,7 +354,7 @@ func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
 
 func TestRun_TellsTheHolderAsStandbyLeaderAndAfterRelease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), int32(LeaseDuration/time.Second)))
+		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), 15))
 		var mu sync.Mutex
 		var seen []string
 		cfg := candidate(client, "a")
@@ -363,7 +375,7 @@ func TestRun_TellsTheHolderAsStandbyLeaderAndAfterRelease(t *testing.T) {
 		time.Sleep(standbyRetry)
 		// The other holder stops renewing: "a" takes over once it lapses.
 		<-leading
-		time.Sleep(2 * RetryPeriod)
+		time.Sleep(2 * contractRetry)
 		r.cancel()
 		if err := r.wait(t, time.Second); err != nil {
 			t.Errorf("Run = %v, want nil", err)
@@ -374,4 +386,55 @@ func TestRun_TellsTheHolderAsStandbyLeaderAndAfterRelease(t *testing.T) {
 			t.Errorf("holders seen %q, want other, then a, then none after the release", seen)
 		}
 	})
+}
+
+// The Lease as the leader writes it is what a standby and the observer
+// judge by: it must say 15 s, and be renewed every 2 s of the leader's
+// clock, so that a standby never waits for longer than the contract says.
+func TestRun_WritesAFifteenSecondLeaseAndRenewsItEveryTwoSeconds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(actorDeployment(false))
+		leading := make(chan struct{})
+		work := func(ctx context.Context, _ *Fence) error {
+			close(leading)
+			<-ctx.Done()
+			return nil
+		}
+		r := startRun(t, candidate(client, "a"), nil, work)
+		receive(t, leading, time.Second, "leading")
+		synctest.Wait()
+
+		lease := func() coordinationv1.LeaseSpec {
+			t.Helper()
+			l, err := client.CoordinationV1().Leases(testNamespace).Get(context.Background(), testLease, metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("get the lease: %v", err)
+			}
+			return l.Spec
+		}
+		first := lease()
+		if d := first.LeaseDurationSeconds; d == nil || *d != 15 {
+			t.Fatalf("leaseDurationSeconds = %v, want 15", derefInt(d))
+		}
+		for i := range 3 {
+			time.Sleep(contractRetry)
+			synctest.Wait()
+			spec := lease()
+			got := spec.RenewTime.Sub(first.RenewTime.Time)
+			if want := time.Duration(i+1) * contractRetry; got != want {
+				t.Fatalf("renewal %d came %s after the first, want %s", i+1, got, want)
+			}
+		}
+		r.cancel()
+		if err := r.wait(t, time.Second); err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
+}
+
+func derefInt(p *int32) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

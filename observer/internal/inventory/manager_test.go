@@ -176,9 +176,25 @@ func TestRefresh_ReadBegunBeforeAWriteDoesNotUndoIt(t *testing.T) {
 	e.wantPatches(1)
 }
 
-func TestNew_NonPositiveIntervalFallsBackToDefault(t *testing.T) {
-	e := newEnv(t, "")
-	if m := New(e.client, e.clk, 0, slog.New(e.logs), nil); m.interval != DefaultInterval {
-		t.Errorf("interval %s, want %s", m.interval, DefaultInterval)
+// A non-positive interval means the contract's default: a read every
+// minute, KUBEHZ_FULL_INTERVAL's default (README, Configuration), written
+// as a number.
+func TestRun_NonPositiveIntervalReadsEveryMinute(t *testing.T) {
+	for _, given := range []time.Duration{0, -time.Second} {
+		t.Run(given.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, specCR)
+				e.m = New(e.client, e.clk, given, slog.New(e.logs), func() { e.notified.Add(1) })
+				stop := e.run()
+				e.want(specSnapshot, 1, 1)
+				e.clk.Step(time.Minute - time.Nanosecond)
+				synctest.Wait()
+				e.want(specSnapshot, 1, 1)
+				e.clk.Step(time.Nanosecond)
+				synctest.Wait()
+				e.want(specSnapshot, 1, 2)
+				stop()
+			})
+		})
 	}
 }
