@@ -70,7 +70,11 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	// is won; the elector then starts OnStartedLeading on a goroutine of its
 	// own, which Run must wait for before returning.
 	var acquired, lost atomic.Bool
+	t := &term{}
 	lock := &recordingLock{
+		identity: cfg.Identity,
+		term:     t,
+		now:      time.Now,
 		Interface: &resourcelock.LeaseLock{
 			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.LeaseName},
 			Client:     cfg.Client.CoordinationV1(),
@@ -95,7 +99,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	// Only stopElect ends it, after the work.
 	electCtx, stopElect := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopElect()
-	workCtx, stopWork := context.WithCancel(ctx)
+	workCtx, stopWork := context.WithCancel(withTerm(ctx, t))
 	defer stopWork()
 
 	var (
@@ -205,18 +209,37 @@ func closed(c <-chan struct{}) bool {
 }
 
 // recordingLock lets Run see the elector's "became leader" moment and hold
-// a release until the work has stopped, and tells who holds the Lease.
+// a release until the work has stopped, tells who holds the Lease, and
+// stamps the term with each renewal.
+//
+// Once the term was won and has gone RenewDeadline without a renewal, the
+// lock refuses the elector's own requests too, without sending them: the
+// process exits on a lost lease and never campaigns again, so after that
+// moment there is nothing it may still ask the apiserver. client-go's
+// elector then gives up at its renew deadline; its release, refused the same
+// way, is not needed, since the successor has the Lease or will at expiry.
 type recordingLock struct {
 	resourcelock.Interface
+	identity      string
+	term          *term
+	now           func() time.Time
 	onEvent       func(string)
 	beforeRelease func()
 	onHolder      func(string)
+}
+
+// over reports a term that was won and is no longer live.
+func (l *recordingLock) over() bool {
+	return l.term != nil && l.term.won() && !l.term.live(l.now())
 }
 
 // Get is a standby's read of the Lease, which the elector makes anyway:
 // the holder comes at no extra request. A leader renews without reading,
 // so Create and Update tell its own writes.
 func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	if l.over() {
+		return nil, nil, ErrTermOver
+	}
 	r, raw, err := l.Interface.Get(ctx)
 	if err == nil && r != nil {
 		l.holder(r.HolderIdentity)
@@ -225,11 +248,23 @@ func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRe
 }
 
 func (l *recordingLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
+	if l.over() {
+		return ErrTermOver
+	}
+	sent := l.now()
 	err := l.Interface.Create(ctx, r)
 	if err == nil {
-		l.holder(r.HolderIdentity)
+		l.wrote(r.HolderIdentity, sent)
 	}
 	return err
+}
+
+// wrote hears a successful write of the Lease: a renewal when it names us.
+func (l *recordingLock) wrote(holder string, sent time.Time) {
+	if holder != "" && holder == l.identity && l.term != nil {
+		l.term.renewed(sent)
+	}
+	l.holder(holder)
 }
 
 func (l *recordingLock) holder(h string) {
@@ -244,9 +279,13 @@ func (l *recordingLock) Update(ctx context.Context, r resourcelock.LeaderElectio
 	if r.HolderIdentity == "" && l.beforeRelease != nil {
 		l.beforeRelease()
 	}
+	if l.over() {
+		return ErrTermOver
+	}
+	sent := l.now()
 	err := l.Interface.Update(ctx, r)
 	if err == nil {
-		l.holder(r.HolderIdentity)
+		l.wrote(r.HolderIdentity, sent)
 	}
 	return err
 }

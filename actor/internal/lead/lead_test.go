@@ -310,14 +310,16 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 	}
 }
 
-func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
+// After renewals failed for the renew deadline the term is over: the work
+// stops, and the elector's release is not sent. The Lease then expires for
+// the standby. A release sent that late could land after a successor took
+// the Lease: client-go reads the Lease before releasing but judges "still
+// mine" from its own last observation, so it would blank the successor's.
+func TestRun_AfterFailedRenewalsTheWorkStopsAndNothingMoreIsSent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
-		// Renewals fail, but the elector's release (an update with no
-		// holder) still reaches the apiserver: client-go sends it before it
-		// cancels the leading context, so only Run can make it wait.
 		var failing atomic.Bool
 		client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
 			lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
@@ -337,17 +339,27 @@ func TestRun_ReleaseAfterFailedRenewalsWaitsForTheWork(t *testing.T) {
 		}
 		r := startRun(t, candidate(client, "a"), nil, work)
 		receive(t, started, time.Second, "leading")
+		actionsBefore := len(client.Actions())
 
 		err := r.wait(t, contractRenewWithin+standbyRetry+linger+time.Second)
 
 		if !errors.Is(err, ErrLostLease) {
 			t.Errorf("Run = %v, want ErrLostLease", err)
 		}
-		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
+		if got, want := events.list(), []string{"work returned"}; !slices.Equal(got, want) {
 			t.Errorf("events = %q, want %q", got, want)
 		}
-		if got := holderOf(t, client); got != "" {
-			t.Errorf("lease holder after the release = %q, want none", got)
+		if got := holderOf(t, client); got != "a" {
+			t.Errorf("lease holder = %q, want a's lease left to expire", got)
+		}
+		// Renewals were tried until the deadline; none after it.
+		for _, a := range client.Actions()[actionsBefore:] {
+			if a.GetResource().Resource == "leases" && a.GetVerb() == "update" {
+				lease := a.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
+				if deref(lease.Spec.HolderIdentity) == "" {
+					t.Errorf("a release was sent after the term ended")
+				}
+			}
 		}
 	})
 }

@@ -12,7 +12,10 @@ import (
 var ErrPastDeadline = errors.New("request not sent: its deadline has passed")
 
 // SendGuard wraps the transport closest to the wire (rest.Config's
-// WrapTransport) and refuses any request whose context deadline has passed.
+// WrapTransport) and refuses any request whose context deadline has passed,
+// and any request of a leadership term's work once that term has gone
+// RenewDeadline without a renewal (see term): a deposed leader's work,
+// reads included, never reaches the apiserver after its successor's takeover.
 //
 // A context's deadline is enforced by a timer. A process frozen (SIGSTOP, a
 // stalled VM) after the fence's check and thawed after a successor took the
@@ -29,6 +32,12 @@ type sendGuard struct {
 }
 
 func (g *sendGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t, ok := termOf(req.Context()); ok && !t.live(g.now()) {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, fmt.Errorf("%w: %s %s", ErrTermOver, req.Method, req.URL.Path)
+	}
 	if deadline, ok := req.Context().Deadline(); ok && !g.now().Before(deadline) {
 		if req.Body != nil {
 			_ = req.Body.Close() // RoundTrip owns the body, even when refusing
