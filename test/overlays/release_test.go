@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -132,19 +133,39 @@ func TestReleaseFiles_DeleteFLeavesTheNamespaceAndLok8sAlone(t *testing.T) {
 	}
 }
 
-// TestReleaseUpgrade_KeepsTheUsersConfiguration installs release v1.0.0 as
-// the README says (the settings ConfigMap first, then the file), runs the
-// observer with the environment the cluster's Deployment gives its pod, then
-// applies v1.1.0's file unedited and runs the new pod's observer: it still
-// beats for the same cluster, and the user's ConfigMap is untouched.
+// TestReleaseUpgrade_KeepsTheUsersConfiguration installs release v1.0.0's
+// managed tier as the README says (the settings ConfigMap first, then the
+// file), runs the observer with the environment the cluster's Deployment
+// gives its pod, then applies v1.1.0's file unedited and runs the new pod's
+// observer: it still beats for the same cluster, the actor's pods would
+// still start with it, and the user's ConfigMap is untouched.
 func TestReleaseUpgrade_KeepsTheUsersConfiguration(t *testing.T) {
 	sim := platformsim.New(platformsim.Options{})
 	if _, err := sim.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Close)
+	// The README's install: the settings ConfigMap with the keys it names,
+	// then the file applied server-side.
+	install := strings.Join(readmeBlocks(t, "## Install", "sh"), "")
+	for _, step := range []string{"create configmap kubehz-config", "kubectl apply --server-side -f install-$TIER.yaml"} {
+		if !strings.Contains(install, step) {
+			t.Fatalf("the README's install no longer says %q", step)
+		}
+	}
+	values := map[string]string{"CLUSTER_ID": platformsim.DefaultClusterID, "KUBEHZ_API_URL": sim.URL()}
+	settings := map[string]string{}
+	for _, m := range regexp.MustCompile(`--from-literal=([A-Z_]+)=`).FindAllStringSubmatch(install, -1) {
+		v, ok := values[m[1]]
+		if !ok {
+			t.Fatalf("the README's install sets %s, which this test has no value for", m[1])
+		}
+		settings[m[1]] = v
+	}
+	if len(settings) != len(values) {
+		t.Fatalf("the README's install sets %v, want CLUSTER_ID and KUBEHZ_API_URL", settings)
+	}
 	createNamespace(t)
-	settings := map[string]string{"CLUSTER_ID": platformsim.DefaultClusterID, "KUBEHZ_API_URL": sim.URL()}
 	cms := suite.env.Client.CoreV1().ConfigMaps("kubehz-system")
 	if _, err := cms.Create(ctxT(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kubehz-config"}, Data: settings}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -152,7 +173,7 @@ func TestReleaseUpgrade_KeepsTheUsersConfiguration(t *testing.T) {
 	t.Cleanup(func() { _ = cms.Delete(context.Background(), "kubehz-config", metav1.DeleteOptions{}) })
 
 	for i, version := range []string{"v1.0.0", "v1.1.0"} {
-		objs := releaseFile(t, version, "observer")
+		objs := releaseFile(t, version, "actor")
 		if err := suite.env.Apply(ctxT(t), objs); err != nil {
 			t.Fatal(err)
 		}
@@ -165,6 +186,11 @@ func TestReleaseUpgrade_KeepsTheUsersConfiguration(t *testing.T) {
 		}
 		if got := d.Spec.Template.Labels[releasemanifests.VersionLabel]; got != version {
 			t.Fatalf("after applying %s the observer's pods are labelled %q", version, got)
+		}
+		// The actor's pods start too: its own settings ConfigMap is
+		// optional, and the shared one is the user's.
+		if actor := clusterPodEnv(t, "actor"); !slices.Contains(actor, "CLUSTER_ID="+platformsim.DefaultClusterID) {
+			t.Errorf("%s: the actor's pods get %v, without the user's CLUSTER_ID", version, actor)
 		}
 		sim.ResetRecords()
 		p := runPod(t, "observer", "kubehz-observer", sim)
@@ -197,6 +223,33 @@ func TestReleaseUpgrade_KeepsTheUsersConfiguration(t *testing.T) {
 // would: the token mount, the liveness file, and a fast cadence.
 func runPod(t *testing.T, name, sa string, sim *platformsim.Server) *kube.Process {
 	t.Helper()
+	env := clusterPodEnv(t, name)
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := suite.env.ServiceAccountKubeconfig(ctxT(t), "kubehz-system", sa, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(dir, "agent-token")
+	if err := os.WriteFile(token, []byte(platformsim.DefaultToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "KUBEHZ_AGENT_TOKEN_FILE=") })
+	env = append(env, "KUBEHZ_AGENT_TOKEN_FILE="+token, "KUBECONFIG="+kubeconfig,
+		"KUBEHZ_LIVENESS_FILE="+filepath.Join(dir, "alive"),
+		"KUBEHZ_FULL_INTERVAL=2s", "KUBEHZ_DEBOUNCE=200ms", "KUBEHZ_MIN_GAP=500ms")
+	p, err := kube.StartProcess(suite.observerBin, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = p.Stop(20 * time.Second) })
+	return p
+}
+
+// clusterPodEnv is the environment the kubelet would give a new pod of
+// Deployment name as the apiserver holds it now, except resource fields;
+// it fails the test where the pod could not start for a missing ConfigMap.
+func clusterPodEnv(t *testing.T, name string) []string {
+	t.Helper()
 	ns := "kubehz-system"
 	d, err := suite.env.Client.AppsV1().Deployments(ns).Get(ctxT(t), name, metav1.GetOptions{})
 	if err != nil {
@@ -219,31 +272,15 @@ func runPod(t *testing.T, name, sa string, sim *platformsim.Server) *kube.Proces
 			env = append(env, k+"="+v)
 		}
 	}
-	dir := t.TempDir()
 	for _, v := range c.Env {
 		switch {
 		case v.ValueFrom == nil:
 			env = append(env, v.Name+"="+v.Value)
 		case v.ValueFrom.FieldRef != nil && v.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
 			env = append(env, v.Name+"="+ns)
+		case v.ValueFrom.FieldRef != nil && v.ValueFrom.FieldRef.FieldPath == "metadata.name":
+			env = append(env, v.Name+"="+name+"-a")
 		}
 	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := suite.env.ServiceAccountKubeconfig(ctxT(t), ns, sa, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	token := filepath.Join(dir, "agent-token")
-	if err := os.WriteFile(token, []byte(platformsim.DefaultToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "KUBEHZ_AGENT_TOKEN_FILE=") })
-	env = append(env, "KUBEHZ_AGENT_TOKEN_FILE="+token, "KUBECONFIG="+kubeconfig,
-		"KUBEHZ_LIVENESS_FILE="+filepath.Join(dir, "alive"),
-		"KUBEHZ_FULL_INTERVAL=2s", "KUBEHZ_DEBOUNCE=200ms", "KUBEHZ_MIN_GAP=500ms")
-	p, err := kube.StartProcess(suite.observerBin, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = p.Stop(20 * time.Second) })
-	return p
+	return env
 }
