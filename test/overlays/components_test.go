@@ -1,9 +1,11 @@
 package overlays
 
 import (
+	"maps"
 	"path/filepath"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -79,4 +81,44 @@ func exists(t *testing.T, dyn dynamic.Interface, gvk schema.GroupVersionKind, ns
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// TestComponents_ControlPlaneToleratesBothTaintsOnBothDeployments renders
+// the managed tier with the control-plane component: the observer and the
+// actor each tolerate the control-plane taint and the older master one
+// (NoSchedule, any value), nothing else changes in their pod specs, and the
+// apiserver accepts the result.
+func TestComponents_ControlPlaneToleratesBothTaintsOnBothDeployments(t *testing.T) {
+	objs := render(t, filepath.Join("testdata", "control-plane"))
+	plain := render(t, filepath.Join(suite.env.Root, "deploy", "actor"))
+	want := []any{
+		map[string]any{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"},
+		map[string]any{"key": "node-role.kubernetes.io/master", "operator": "Exists", "effect": "NoSchedule"},
+	}
+	seen := map[string]bool{}
+	for i, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		seen[o.GetName()] = true
+		got, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "template", "spec", "tolerations")
+		if !equality.Semantic.DeepEqual(got, want) {
+			t.Errorf("Deployment %s tolerations %v, want %v", o.GetName(), got, want)
+		}
+		// Only the tolerations differ from the plain render.
+		spec, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "template", "spec")
+		withOut := maps.Clone(spec.(map[string]any))
+		delete(withOut, "tolerations")
+		base, _, _ := unstructured.NestedFieldNoCopy(plain[i].Object, "spec", "template", "spec")
+		if plain[i].GetName() != o.GetName() || !equality.Semantic.DeepEqual(withOut, base) {
+			t.Errorf("Deployment %s: the component changed more than the tolerations", o.GetName())
+		}
+	}
+	if !seen["observer"] || !seen["actor"] || len(seen) != 2 {
+		t.Errorf("Deployments rendered: %v, want observer and actor", seen)
+	}
+	if err := suite.env.Apply(ctxT(t), objs); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteAll(t, objs) })
 }

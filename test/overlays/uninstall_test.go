@@ -87,9 +87,9 @@ func (d deletion) left(t *testing.T, dyn dynamic.Interface, selector string) []s
 // managed tier with both components beside lok8s-like objects, runs the
 // README's two commands in turn, and checks after each what is gone.
 func TestUninstall_EachTierLeavesNothingOfOursAndLok8sUntouched(t *testing.T) {
-	cmds := readmeBlocks(t, "## Uninstall", "sh")
+	cmds := readmeBlocks(t, "### Uninstall a checkout install", "sh")
 	if len(cmds) != 2 {
-		t.Fatalf("README Uninstall has %d command blocks, want the actor's and the observer's", len(cmds))
+		t.Fatalf("README Uninstall a checkout install has %d command blocks, want the actor's and the observer's", len(cmds))
 	}
 	actorTier, observerTier := parseDeletion(t, cmds[0]), parseDeletion(t, cmds[1])
 	if actorTier.kinds != observerTier.kinds {
@@ -174,6 +174,15 @@ func createLok8s(t *testing.T) lok8sObjects {
 		return metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}
 	}
 	ctx := ctxT(t)
+	// Gone again when the test ends, so each test that needs them creates
+	// them afresh.
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = c.CoreV1().Secrets("kubehz-system").Delete(ctx, "kubehz-agent", metav1.DeleteOptions{})
+		_ = c.CoreV1().ConfigMaps("kubehz-system").Delete(ctx, "kubehz-agent-config", metav1.DeleteOptions{})
+		_ = c.BatchV1().CronJobs("kubehz-system").Delete(ctx, "lok8s-heartbeat", metav1.DeleteOptions{})
+		_ = c.CoreV1().ConfigMaps("kube-system").Delete(ctx, "lok8s-inventory", metav1.DeleteOptions{})
+	})
 	if _, err := c.CoreV1().Secrets("kubehz-system").Create(ctx, &corev1.Secret{ObjectMeta: meta("kubehz-system", "kubehz-agent"),
 		StringData: map[string]string{"agent-token": "x"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

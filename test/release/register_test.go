@@ -110,7 +110,7 @@ func TestRegisterJob_RestrictedOneShotWithTheAgreedLabels(t *testing.T) {
 		t.Fatalf("%d containers", len(pod.Containers))
 	}
 	c := pod.Containers[0]
-	if c.Image != "ghcr.io/kubehz/observer:dev" || !reflect.DeepEqual(c.Args, []string{"register"}) {
+	if c.Image != "ghcr.io/kubehz/observer:main" || !reflect.DeepEqual(c.Args, []string{"register"}) {
 		t.Errorf("image %q args %v", c.Image, c.Args)
 	}
 	if sc := c.SecurityContext; sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||

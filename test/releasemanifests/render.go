@@ -3,6 +3,13 @@
 // the release pushed, every object labelled with the released version, and a
 // SHA256SUMS over the files. It refuses input that would publish a manifest
 // pointing at a mutable tag or a made-up version.
+//
+// A release file is what `kubectl apply -f` installs, upgrades by re-applying
+// and `kubectl delete -f` removes. So it holds nothing the user owns or
+// shares: no Namespace (kubehz-system also holds lok8s's identity Secret,
+// marker and CronJob, which a delete of the Namespace would take along) and
+// no ConfigMap of settings (the user creates those once; a release that
+// shipped them would blank them on every upgrade).
 package releasemanifests
 
 import (
@@ -40,6 +47,12 @@ var Tiers = map[string]string{
 	// lok8s (it runs the observer image as `observer register`).
 	"install-register.yaml": "register",
 }
+
+// UserConfigMaps are the ConfigMaps deploy/ generates from the .env files a
+// user edits (config.env, actor.env). A release ships neither: its
+// Deployments name them without kustomize's hash suffix, and the README's
+// install creates them once.
+var UserConfigMaps = []string{"kubehz-config", "kubehz-actor-config"}
 
 // Options is what one release is rendered from.
 type Options struct {
@@ -119,8 +132,10 @@ func Render(o Options, tier string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	objs = leaveOutUsers(objs)
 	var out strings.Builder
-	fmt.Fprintf(&out, "# kubehz-agent %s, %s tier: kubectl apply -f install-%s.yaml\n", o.Version, tier, tier)
+	fmt.Fprintf(&out, "# kubehz-agent %s, %s tier: kubectl apply --server-side -f install-%s.yaml\n", o.Version, tier, tier)
+	fmt.Fprintf(&out, "# Create the namespace kubehz-system and the ConfigMap kubehz-config first (README \"Install\").\n")
 	for _, obj := range objs {
 		if err := pin(obj, o); err != nil {
 			return nil, err
@@ -133,6 +148,68 @@ func Render(o Options, tier string) ([]byte, error) {
 		out.Write(b)
 	}
 	return []byte(out.String()), nil
+}
+
+// leaveOutUsers drops the Namespace and the generated settings ConfigMaps
+// and points every reference to a generated name (kubehz-config-<hash>) at
+// the plain name the user's ConfigMap has.
+func leaveOutUsers(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	plain := map[string]string{}
+	var kept []*unstructured.Unstructured
+	for _, obj := range objs {
+		if obj.GetKind() == "Namespace" {
+			continue
+		}
+		if name := userConfigMap(obj); name != "" {
+			plain[obj.GetName()] = name
+			continue
+		}
+		kept = append(kept, obj)
+	}
+	for _, obj := range kept {
+		rename(obj.Object, plain)
+	}
+	return kept
+}
+
+// userConfigMap returns the plain name of a ConfigMap generated from one of
+// UserConfigMaps (its name plus "-" and kustomize's 10-character hash), or "".
+func userConfigMap(obj *unstructured.Unstructured) string {
+	if obj.GetKind() != "ConfigMap" {
+		return ""
+	}
+	for _, name := range UserConfigMaps {
+		if rest, ok := strings.CutPrefix(obj.GetName(), name+"-"); ok && len(rest) == 10 {
+			return name
+		}
+	}
+	return ""
+}
+
+// rename replaces every string value in v that is a key of names.
+func rename(v any, names map[string]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, child := range v {
+			if s, ok := child.(string); ok {
+				if n, ok := names[s]; ok {
+					v[k] = n
+				}
+				continue
+			}
+			rename(child, names)
+		}
+	case []any:
+		for i, child := range v {
+			if s, ok := child.(string); ok {
+				if n, ok := names[s]; ok {
+					v[i] = n
+				}
+				continue
+			}
+			rename(child, names)
+		}
+	}
 }
 
 // pin sets the version label on obj and on every pod or job template inside
