@@ -10,10 +10,13 @@ ASSETS = $(shell hack/controlplane.sh)
 .PHONY: build test test-k8s-1.35 bench bench-large demo lint verify controlplane fuzz
 
 ## build: static observer and actor binaries into bin/
+# Each from its own module with GOWORK=off, as the Dockerfiles build them: in
+# workspace mode the test module's requirements could raise a dependency, and
+# the binary tested would not be the one that ships.
 build:
 	mkdir -p bin
-	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/observer ./observer
-	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/actor ./actor
+	cd observer && GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o ../bin/observer .
+	cd actor && GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o ../bin/actor .
 
 ## controlplane: build (or find cached) kube-apiserver and etcd for the tests
 controlplane:

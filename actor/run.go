@@ -35,6 +35,12 @@ import (
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
+		switch {
+		case versionArgs[args[1]]:
+			return printVersion(stdout)
+		case helpArgs[args[1]]:
+			return printHelp(stdout)
+		}
 		switch args[1] {
 		case "probe":
 			// The exec liveness probe: a separate, short-lived process that
@@ -45,7 +51,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		default:
 			// A mistyped `kubectl exec … actor stauts` must not start a
 			// third replica campaigning beside the Deployment's two.
-			return config.UnknownCommand(args[1], "probe", "status")
+			return config.UnknownCommand(args[1], "probe", "status", "version", "help")
 		}
 	}
 	started := time.Now()

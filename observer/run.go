@@ -17,6 +17,12 @@ import (
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
+		switch {
+		case versionArgs[args[1]]:
+			return printVersion(stdout)
+		case helpArgs[args[1]]:
+			return printHelp(stdout)
+		}
 		switch args[1] {
 		case "register":
 			return register.Command(ctx, getenv, stdout, stderr)
@@ -31,7 +37,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		default:
 			// A mistyped `kubectl exec … observer stauts` must not start a
 			// second observer beside the running one: two would both beat.
-			return config.UnknownCommand(args[1], "register", "probe", "status", "ready")
+			return config.UnknownCommand(args[1], "register", "probe", "status", "ready", "version", "help")
 		}
 	}
 	started := time.Now()

@@ -133,7 +133,7 @@ func parseCommon(raw rawCommon, p *problems) Common {
 		MDNamespace:      p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
 		ActionsConfigMap: p.dnsSubdomain("KUBEHZ_ACTIONS_CONFIGMAP", raw.ActionsConfigMap),
 		ActorLease:       p.dnsSubdomain("KUBEHZ_ACTOR_LEASE", raw.ActorLease),
-		LogLevel:         logLevel(raw.LogLevel),
+		LogLevel:         p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
 	}
 }
 

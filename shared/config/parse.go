@@ -153,15 +153,20 @@ func (p *problems) boolean(name, v string) bool {
 	return b
 }
 
-// logLevel never fails: an unknown level is not worth refusing to start.
-func logLevel(v string) slog.Level {
-	switch v {
-	case "debug", "DEBUG":
+// logLevel refuses what it does not know, as every other setting does: read
+// as info, `verbose` would hide the debug lines the user asked for. Case is
+// ignored; blank means info.
+func (p *problems) logLevel(name, v string) slog.Level {
+	switch strings.ToLower(v) {
+	case "", "info":
+		return slog.LevelInfo
+	case "debug":
 		return slog.LevelDebug
-	case "warn", "WARN":
+	case "warn":
 		return slog.LevelWarn
-	case "error", "ERROR":
+	case "error":
 		return slog.LevelError
 	}
+	p.add(name, "%q is not a log level (use debug, info, warn or error)", v)
 	return slog.LevelInfo
 }

@@ -182,14 +182,20 @@ func TestLoadObserver_ReportNamespaces(t *testing.T) {
 	runChecks(t, "KUBEHZ_REPORT_NAMESPACES", func(o Observer) any { return o.ReportNamespaces }, cases)
 }
 
-func TestLoadObserver_LogLevel(t *testing.T) {
-	cases := []check{{name: "unset", omitted: true, want: slog.LevelInfo}}
+// A level the agent does not know is refused like every other bad setting
+// (exit 2, naming the allowed values): read as info, `verbose` or `trace`
+// would hide the very lines the user asked for.
+func TestLoadObserver_LogLevelRefusesAnUnknownLevel(t *testing.T) {
+	cases := []check{{name: "unset", omitted: true, want: slog.LevelInfo}, {name: "blank", val: "  ", want: slog.LevelInfo}}
 	for v, want := range map[string]slog.Level{
-		"debug": slog.LevelDebug, "DEBUG": slog.LevelDebug, "warn": slog.LevelWarn, "WARN": slog.LevelWarn,
-		"error": slog.LevelError, "ERROR": slog.LevelError, "info": slog.LevelInfo, "verbose": slog.LevelInfo,
-		"Debug": slog.LevelInfo,
+		"debug": slog.LevelDebug, "DEBUG": slog.LevelDebug, "Debug": slog.LevelDebug, "warn": slog.LevelWarn,
+		"WARN": slog.LevelWarn, "error": slog.LevelError, "ERROR": slog.LevelError, "info": slog.LevelInfo,
+		"INFO": slog.LevelInfo,
 	} {
 		cases = append(cases, check{name: v, val: v, want: want})
+	}
+	for _, v := range []string{"verbose", "trace", "warning", "0", "-4", "info+"} {
+		cases = append(cases, check{name: v, val: v, bad: `"` + v + `" is not a log level (use debug, info, warn or error)`})
 	}
 	runChecks(t, "KUBEHZ_LOG_LEVEL", func(o Observer) any { return o.LogLevel }, cases)
 }

@@ -39,7 +39,7 @@ func TestLoadObserver_TokenPastedAnywhereIsNeverEchoed(t *testing.T) {
 		{name: "debounce", envVar: "KUBEHZ_DEBOUNCE", val: goodToken, refused: true},
 		{name: "min gap", envVar: "KUBEHZ_MIN_GAP", val: goodToken, refused: true},
 		{name: "report namespaces", envVar: "KUBEHZ_REPORT_NAMESPACES", val: goodToken, refused: true},
-		{name: "log level", envVar: "KUBEHZ_LOG_LEVEL", val: goodToken},
+		{name: "log level", envVar: "KUBEHZ_LOG_LEVEL", val: goodToken, refused: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

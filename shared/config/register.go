@@ -45,7 +45,7 @@ func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
 		Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
 		SecretName: p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
 		BindFile:   raw.BindFile,
-		LogLevel:   logLevel(raw.LogLevel),
+		LogLevel:   p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
 	}
 	if err := p.err(); err != nil {
 		return Register{}, err

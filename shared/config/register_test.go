@@ -36,6 +36,7 @@ func TestLoadRegister_ReportsEveryBadVariableAsConfigError(t *testing.T) {
 		"KUBEHZ_API_URL":     "http://platform.example.net",
 		"KUBEHZ_NAMESPACE":   "Kube_System",
 		"KUBEHZ_SECRET_NAME": "-bad",
+		"KUBEHZ_LOG_LEVEL":   "verbose",
 	}))
 	var cfgErr *Error
 	if !errors.As(err, &cfgErr) {
@@ -45,7 +46,7 @@ func TestLoadRegister_ReportsEveryBadVariableAsConfigError(t *testing.T) {
 	for _, p := range cfgErr.Problems {
 		vars = append(vars, p.Var)
 	}
-	want := []string{"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME"}
+	want := []string{"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME", "KUBEHZ_LOG_LEVEL"}
 	if !reflect.DeepEqual(vars, want) {
 		t.Errorf("problems name %v, want %v", vars, want)
 	}

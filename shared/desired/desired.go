@@ -49,19 +49,17 @@ type Pool struct {
 // UnmarshalJSON reads desiredReplicas tolerantly: a malformed count is the
 // pool's problem (reported for that pool), never the whole document's.
 func (p *Pool) UnmarshalJSON(b []byte) error {
-	m, err := fields(b)
-	if err != nil {
+	var in struct {
+		Name            string          `json:"name"`
+		MachineType     string          `json:"machineType"`
+		DesiredReplicas json.RawMessage `json:"desiredReplicas"`
+	}
+	if err := decodeExact(b, &in); err != nil {
 		return err
 	}
-	var out Pool
-	if err := member(m, "name", &out.Name); err != nil {
-		return err
-	}
-	if err := member(m, "machineType", &out.MachineType); err != nil {
-		return err
-	}
+	out := Pool{Name: in.Name, MachineType: in.MachineType}
 	var n int64
-	if raw, ok := m["desiredReplicas"]; ok && string(raw) != "null" && json.Unmarshal(raw, &n) == nil {
+	if raw := in.DesiredReplicas; raw != nil && string(raw) != "null" && json.Unmarshal(raw, &n) == nil {
 		out.DesiredReplicas = &n
 	}
 	*p = out
@@ -115,7 +113,7 @@ func Decode(body []byte) (Document, error) {
 		return Document{}, errors.New("desired state: not a JSON object")
 	}
 	var d Document
-	if err := json.Unmarshal(trimmed, &d); err != nil {
+	if err := decodeExact(trimmed, &d); err != nil {
 		return Document{}, fmt.Errorf("desired state: decode: %w", err)
 	}
 	if err := noDuplicateKeys(trimmed); err != nil {

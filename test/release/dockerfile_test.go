@@ -49,6 +49,7 @@ func parseDockerfile(text string) [][]instruction {
 
 var (
 	builderFromRE = regexp.MustCompile(`^--platform=\$BUILDPLATFORM golang:1\.26(\.[0-9]+)?-bookworm@sha256:[0-9a-f]{64} AS \S+$`)
+	syntaxRE      = regexp.MustCompile(`^# syntax=docker/dockerfile:1(\.[0-9]+)+@sha256:[0-9a-f]{64}$`)
 	finalFromRE   = regexp.MustCompile(`^gcr\.io/distroless/static[^@\s]*:nonroot@sha256:[0-9a-f]{64}$`)
 	labelRE       = regexp.MustCompile(`([a-z.]+)="([^"]*)"`)
 )
@@ -65,6 +66,11 @@ var builderMust = []string{
 // promises; none means it keeps every promise.
 func dockerfileProblems(text, bin string) []string {
 	var out []string
+	// The frontend that parses the file is an image too; a moving tag
+	// would let it change under a rebuild of the same commit.
+	if first, _, _ := strings.Cut(text, "\n"); !syntaxRE.MatchString(first) {
+		out = append(out, "syntax directive is not docker/dockerfile:1.N pinned by digest")
+	}
 	stages := parseDockerfile(text)
 	if len(stages) < 2 {
 		return []string{"not a multi-stage build"}
@@ -215,7 +221,7 @@ func TestDockerfiles_PinnedCrossCompilingNonRootLabelled(t *testing.T) {
 		"builder is not FROM", "builder declares no ARG TARGETOS", "go build lacks GOARCH=${TARGETARCH}",
 		"go build lacks -X kubehz.dev/agent/shared/buildinfo.Version=${VERSION}", "builder copies .,",
 		"final stage is not distroless", "USER \"nonroot\"", "label org.opencontainers.image.licenses is not Apache-2.0",
-		"label org.opencontainers.image.revision", "EXPOSE",
+		"label org.opencontainers.image.revision", "EXPOSE", "syntax directive",
 	} {
 		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, want) }) {
 			t.Errorf("the planted Dockerfile was not caught for %q (found %q)", want, got)

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"kubehz.dev/agent/shared/buildinfo"
+	"kubehz.dev/agent/shared/config"
+)
+
+// The conventional ways to ask a command what it is answer on stdout and
+// exit 0, without reading the configuration: none of them may start a
+// third replica campaigning for the Lease, and none is a bad invocation.
+func TestRun_VersionAndHelpPrintToStdoutAndExitZero(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want []string
+	}{
+		{"version", []string{"actor " + buildinfo.Version + "\n"}},
+		{"--version", []string{"actor " + buildinfo.Version + "\n"}},
+		{"-version", []string{"actor " + buildinfo.Version + "\n"}},
+		{"help", []string{"Usage: actor [command]", "probe", "status", "version", "KUBEHZ_API_URL"}},
+		{"--help", []string{"Usage: actor [command]"}},
+		{"-help", []string{"Usage: actor [command]"}},
+		{"-h", []string{"Usage: actor [command]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			// An environment that would fail to load: these must not read it.
+			err := run(context.Background(), []string{"actor", tt.arg}, func(string) string { return "" }, &stdout, &stderr)
+			if code := config.ExitCode(err); err != nil || code != 0 {
+				t.Fatalf("err = %v (exit %d), want nil, exit 0", err, code)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout %q lacks %q", stdout.String(), w)
+				}
+			}
+			if stderr.Len() != 0 {
+				t.Errorf("stderr %q, want nothing", stderr.String())
+			}
+		})
+	}
+}
+
+// The unknown-subcommand error lists the new ones too, so a user who typed
+// `actor verison` learns what to type.
+func TestRun_UnknownSubcommandNamesVersionAndHelp(t *testing.T) {
+	err := run(context.Background(), []string{"actor", "verison"}, func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
+	if config.ExitCode(err) != 2 || !strings.Contains(err.Error(), "version") || !strings.Contains(err.Error(), "help") {
+		t.Errorf("err = %v (exit %d), want exit 2 naming version and help", err, config.ExitCode(err))
+	}
+}
+
+// An unknown log level is a bad setting like any other: run refuses it
+// with exit 2, naming the variable and the levels there are, before the
+// actor campaigns or sends anything.
+func TestRun_UnknownLogLevelExitsTwoNamingTheLevels(t *testing.T) {
+	env := map[string]string{
+		"CLUSTER_ID": "c1.example.com", "KUBEHZ_API_URL": "https://api.kubehz.dev", "KUBEHZ_LOG_LEVEL": "verbose",
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"actor"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if config.ExitCode(err) != 2 || !strings.Contains(err.Error(), `KUBEHZ_LOG_LEVEL: "verbose" is not a log level (use debug, info, warn or error)`) {
+		t.Fatalf("err = %v (exit %d), want exit 2 naming KUBEHZ_LOG_LEVEL and the levels", err, config.ExitCode(err))
+	}
+	if stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Errorf("wrote stdout %q, stderr %q before refusing", stdout.String(), stderr.String())
+	}
+}
