@@ -47,9 +47,9 @@ func TestRun_VersionAndHelpPrintToStdoutAndExitZero(t *testing.T) {
 }
 
 // The unknown-subcommand error lists the new ones too, so a user who typed
-// `actor verison` learns what to type.
+// `actor vrsion` learns what to type.
 func TestRun_UnknownSubcommandNamesVersionAndHelp(t *testing.T) {
-	err := run(context.Background(), []string{"actor", "verison"}, func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
+	err := run(context.Background(), []string{"actor", "vrsion"}, func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
 	if config.ExitCode(err) != 2 || !strings.Contains(err.Error(), "version") || !strings.Contains(err.Error(), "help") {
 		t.Errorf("err = %v (exit %d), want exit 2 naming version and help", err, config.ExitCode(err))
 	}

@@ -71,7 +71,7 @@ func allSafe(s string, jsonText bool) bool {
 		return false
 	}
 	for _, r := range s {
-		if !Safe(r) && !(jsonText && jsonSpace(r)) {
+		if !Safe(r) && (!jsonText || !jsonSpace(r)) {
 			return false
 		}
 	}

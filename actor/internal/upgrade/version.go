@@ -98,7 +98,7 @@ func orderable(v *version.Version) string {
 		if _, err := strconv.ParseUint(id, 10, 64); err == nil {
 			continue
 		}
-		if c := id[0]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+		if c := id[0] | 0x20; c < 'a' || c > 'z' { // ASCII letters only: 0x20 folds upper to lower case
 			return fmt.Sprintf("pre-release identifier %q is neither a number nor starts with a letter", id)
 		}
 	}

@@ -43,6 +43,7 @@ func TestUpgrade_84ControlPlaneVersionParsing(t *testing.T) {
 // three-number semantic version is not read at all.
 func TestUpgrade_KubeletVersionsFromTheClusterAreReadTolerantly(t *testing.T) {
 	read := map[string]string{
+		//nolint:gocritic // the spaces around a version are what this case reads
 		"v1.35.5": "1.35.5", "1.35.5": "1.35.5", " v1.35.5 ": "1.35.5", "v1.35.5+k3s1": "1.35.5+k3s1",
 		"1.36.0-rc.1": "1.36.0-rc.1",
 	}
@@ -106,10 +107,11 @@ func TestUpgrade_TheTargetGrammarAcceptsOnlyCanonicalSemver(t *testing.T) {
 		"v1.35.6-" + strings.Repeat("a", 57): "65 bytes, over the 64 allowed",
 		"1.35.6":                             "no leading v",
 		"v1.35.6+build.1":                    "build metadata +build.1",
-		"v1.35.6 ":                           "not in canonical form v1.35.6",
-		"v1.35.6-01":                         "not a semantic version",
-		"v1.35.6--x":                         `pre-release identifier "-x"`,
-		"v1.35.6-99999999999999999999":       `pre-release identifier "99999999999999999999"`,
+		//nolint:gocritic // the trailing space is the refused spelling
+		"v1.35.6 ":                     "not in canonical form v1.35.6",
+		"v1.35.6-01":                   "not a semantic version",
+		"v1.35.6--x":                   `pre-release identifier "-x"`,
+		"v1.35.6-99999999999999999999": `pre-release identifier "99999999999999999999"`,
 	}
 	for s, want := range refused {
 		if v, why := parseTarget(s); v != nil || !strings.Contains(why, want) {
