@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,36 @@ func TestUpgrade_AFailedSourceClosesATrustedGate(t *testing.T) {
 	}
 	checkTyped(t, "after the failed read", wire.ActionUpgrade, h.store.Snapshot(),
 		[]report{{"pool-a", wire.StatusFailed, 9, "control plane version unknown"}})
+}
+
+// The refusal names why no version is trusted, so the owner sees a missing
+// permission in the report and not only in the log; and it reads the same
+// on every pass of the same cause, so it is news, and an Event, once.
+func TestUpgrade_TheUnknownControlPlaneRefusalNamesTheCauseOnce(t *testing.T) {
+	h := rollingHarness(t)
+	h.version.version = "v1.35.6"
+	h.version.err = errors.New(`list kube-apiserver pods in kube-system: pods is forbidden`)
+	doc := upgrading(9, "v1.35.6", "pool-a")
+	for range 3 {
+		h.exec.Execute(t.Context(), doc)
+		h.clock.advance(5 * time.Second)
+	}
+	checkTyped(t, "a source forbidden", wire.ActionUpgrade, h.store.Snapshot(),
+		[]report{{"pool-a", wire.StatusFailed, 9, "control plane version unknown|pods is forbidden"}})
+	events := 0
+	for _, e := range h.events.events {
+		if strings.Contains(e.Message, "control plane version unknown") {
+			events++
+		}
+	}
+	if events != 1 {
+		t.Errorf("%d Events for three passes of one cause, want 1: %+v", events, h.events.events)
+	}
+
+	// Readable again: the refusal says the version is waiting to hold, not
+	// that it cannot be read.
+	h.version.err = nil
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "every source readable, not yet stable", wire.ActionUpgrade, h.store.Snapshot(),
+		[]report{{"pool-a", wire.StatusFailed, 9, "control plane version unknown|v1.35.6 is trusted once every source agrees"}})
 }

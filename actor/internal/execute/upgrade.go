@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 
@@ -151,7 +152,7 @@ func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Obse
 		o.Machines = append(o.Machines, upgradeMachine(m, resolver))
 	}
 	e.step()
-	o.ControlPlane = e.controlPlane(ctx)
+	o.ControlPlane, o.ControlPlaneWhy = e.controlPlane(ctx)
 	return o
 }
 
@@ -161,9 +162,14 @@ func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Obse
 // planner refuses every roll as "control plane version unknown" and
 // retries. One upgraded apiserver answering /version never opens the gate
 // while another source is older.
-func (e *Executor) controlPlane(ctx context.Context) string {
+//
+// why, for the report, names a source that cannot be read, or says the
+// version has not held long enough. It never carries the running count of
+// reads: a detail that changes every pass is news every pass, and each news
+// costs an Event.
+func (e *Executor) controlPlane(ctx context.Context) (vouched, why string) {
 	readings, err := e.Version.ControlPlaneVersions(ctx)
-	vouched, why := e.CPGate.Observe(cpversion.Sample{At: e.now(), Readings: readings, Err: err})
+	vouched, gateWhy := e.CPGate.Observe(cpversion.Sample{At: e.now(), Readings: readings, Err: err})
 	oldest, source, unreadable := cpversion.Minimum(readings)
 	switch {
 	case vouched != "":
@@ -172,13 +178,16 @@ func (e *Executor) controlPlane(ctx context.Context) string {
 				"sources", len(readings))
 		}
 	case err != nil || unreadable != "":
-		e.Log.Warn("Control plane version unknown; upgrades wait for it", "why", why)
+		e.Log.Warn("Control plane version unknown; upgrades wait for it", "why", gateWhy)
+		why = gateWhy
 	default:
 		e.Log.Debug("Control plane version not yet stable; upgrades wait for it", "version", oldest,
-			"oldestSource", source, "why", why)
+			"oldestSource", source, "why", gateWhy)
+		why = fmt.Sprintf("%s is trusted once every source agrees on it for %d reads over %s", oldest,
+			cpversion.Samples, cpversion.Span)
 	}
 	e.cpVouched = vouched
-	return vouched
+	return vouched, why
 }
 
 // upgradeMachine counts m toward the one pool that owns it; a machine

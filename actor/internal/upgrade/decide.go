@@ -21,14 +21,15 @@ type pass struct {
 	want    *version.Version // nil when the target is refused
 	wantWhy string           // why it is refused
 	cpRaw   string
+	cpWhy   string // why cpRaw is "", when known
 	cp      *version.Version // major.minor; nil when unknown or unread
 	mem     Memory
 	rolling []string // the pools being rolled, by name
 	retry   bool
 }
 
-func newPass(p Policy, target string, want *version.Version, wantWhy, controlPlane string, mem Memory) *pass {
-	ps := &pass{policy: p, target: target, want: want, wantWhy: wantWhy, cpRaw: controlPlane, mem: mem}
+func newPass(p Policy, target string, want *version.Version, wantWhy, controlPlane, cpWhy string, mem Memory) *pass {
+	ps := &pass{policy: p, target: target, want: want, wantWhy: wantWhy, cpRaw: controlPlane, cpWhy: cpWhy, mem: mem}
 	if want != nil {
 		ps.target = canonical(want)
 	}
@@ -132,7 +133,7 @@ func (ps *pass) preflight(s poolState) (string, bool) {
 		return why, false
 	}
 	if ps.cp == nil {
-		return controlPlaneUnknown(ps.cpRaw), true
+		return controlPlaneUnknown(ps.cpRaw, ps.cpWhy), true
 	}
 	// Only major.minor take part in the skew policy; the patch level is free.
 	wantMM := version.MajorMinor(ps.want.Major(), ps.want.Minor())

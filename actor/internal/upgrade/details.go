@@ -88,7 +88,10 @@ func downgrade(md, current, target string) string {
 	return fmt.Sprintf("refusing a downgrade: MachineDeployment %q runs kubelet %s and the desired %s is older", md, current, target)
 }
 
-func controlPlaneUnknown(observed string) string {
+func controlPlaneUnknown(observed, why string) string {
+	if observed == "" && why != "" {
+		return fmt.Sprintf("control plane version unknown (%s); will retry", guard.Sanitize(why))
+	}
 	if observed == "" {
 		return "control plane version unknown (not read yet); will retry"
 	}

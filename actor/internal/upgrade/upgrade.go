@@ -55,6 +55,10 @@ type Observed struct {
 	Machines     []Machine
 	MachinesErr  error
 	ControlPlane string // the oldest control-plane version read, once it held (package cpversion); "" when unknown
+	// ControlPlaneWhy says, when ControlPlane is "", why no version is
+	// trusted (a source that cannot be read, or not yet stable); it goes
+	// into the refusal so the owner sees the cause, not only the log.
+	ControlPlaneWhy string
 }
 
 // Policy is what the pass acts under.
@@ -181,7 +185,7 @@ func decideValid(names []string, o Observed, p Policy, target string, mem Memory
 	}
 	want, wantWhy := parseTarget(target)
 	states := observe(names, o, want)
-	ps := newPass(p, target, want, wantWhy, o.ControlPlane, mem)
+	ps := newPass(p, target, want, wantWhy, o.ControlPlane, o.ControlPlaneWhy, mem)
 	// Every pool being rolled blocks the others: those the document asks
 	// for that are mid-roll to its target, and any roll it no longer asks
 	// for (a changed target, a pool dropped from the list) still running.
