@@ -21,7 +21,7 @@ type pass struct {
 	want    *version.Version // nil when the target is refused
 	wantWhy string           // why it is refused
 	cpRaw   string
-	cpWhy   string // why cpRaw is "", when known
+	cpWhy   string           // why cpRaw is "", when known
 	cp      *version.Version // major.minor; nil when unknown or unread
 	mem     Memory
 	rolling []string // the pools being rolled, by name
