@@ -1,25 +1,12 @@
 package main
 
-import (
-	"fmt"
-	"io"
-
-	"kubehz.dev/agent/shared/buildinfo"
-)
-
-// The conventional ways to ask what a command is. They answer before the
-// configuration is read, so they work in any container and never start an
-// actor campaigning for the Lease.
-var (
-	versionArgs = map[string]bool{"version": true, "--version": true, "-version": true}
-	helpArgs    = map[string]bool{"help": true, "--help": true, "-help": true, "-h": true}
-)
-
+// usage answers `actor help`; version and help answer before the
+// configuration is read (buildinfo.Answer).
 const usage = `Usage: actor [command]
 
 With no command, actor runs: one of two replicas holds the Lease and, only
 when the platform at KUBEHZ_API_URL authorizes it for the cluster CLUSTER_ID,
-scales and heals machine-controller worker pools. Settings are environment
+scales, heals and upgrades machine-controller worker pools. Settings are environment
 variables (see the README's Configuration and The actor sections); a bad one
 exits 2 before anything is sent.
 
@@ -29,13 +16,3 @@ Commands:
   version    print the version
   help       print this help
 `
-
-func printVersion(stdout io.Writer) error {
-	_, err := fmt.Fprintf(stdout, "actor %s\n", buildinfo.Version)
-	return err
-}
-
-func printHelp(stdout io.Writer) error {
-	_, err := io.WriteString(stdout, usage)
-	return err
-}

@@ -35,11 +35,8 @@ import (
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
-		switch {
-		case versionArgs[args[1]]:
-			return printVersion(stdout)
-		case helpArgs[args[1]]:
-			return printHelp(stdout)
+		if answered, err := buildinfo.Answer(args[1], "actor", usage, stdout); answered {
+			return err
 		}
 		switch args[1] {
 		case "probe":

@@ -1,20 +1,7 @@
 package main
 
-import (
-	"fmt"
-	"io"
-
-	"kubehz.dev/agent/shared/buildinfo"
-)
-
-// The conventional ways to ask what a command is. They answer before the
-// configuration is read, so they work in any container and never start an
-// observer.
-var (
-	versionArgs = map[string]bool{"version": true, "--version": true, "-version": true}
-	helpArgs    = map[string]bool{"help": true, "--help": true, "-help": true, "-h": true}
-)
-
+// usage answers `observer help`; version and help answer before the
+// configuration is read (buildinfo.Answer).
 const usage = `Usage: observer [command]
 
 With no command, observer runs: it watches the cluster read-only and sends a
@@ -30,13 +17,3 @@ Commands:
   version    print the version
   help       print this help
 `
-
-func printVersion(stdout io.Writer) error {
-	_, err := fmt.Fprintf(stdout, "observer %s\n", buildinfo.Version)
-	return err
-}
-
-func printHelp(stdout io.Writer) error {
-	_, err := io.WriteString(stdout, usage)
-	return err
-}
