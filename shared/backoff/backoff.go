@@ -1,5 +1,5 @@
 // Package backoff is the capped, fully jittered exponential backoff shared by
-// the heartbeat sender and the desired-state poller (CONTRACT §1.9).
+// the heartbeat sender and the desired-state poller.
 package backoff
 
 import (

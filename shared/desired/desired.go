@@ -1,4 +1,4 @@
-// Package desired is the platform's desired-state document (CONTRACT §3.4)
+// Package desired is the platform's desired-state document
 // and the client-side validation that rejects it whole (§3.5). A document
 // that fails here authorizes nothing: the actor stays report-only.
 package desired

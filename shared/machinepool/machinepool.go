@@ -1,5 +1,5 @@
 // Package machinepool maps a machine-controller Machine to the
-// MachineDeployment (pool) that owns it (CONTRACT §5.3). The observer files
+// MachineDeployment (pool) that owns it. The observer files
 // machine issues under the pool it finds; the actor refuses to heal a
 // machine it cannot place, because deleting an unowned machine would lose
 // the capacity for good.

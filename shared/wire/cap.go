@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Cap forces p inside the platform's bounds (CONTRACT §1.7). Run it on every
+// Cap forces p inside the platform's bounds. Run it on every
 // payload just before it is enqueued; it is idempotent.
 //
 // Cap never writes through p's slices, maps or pointers. Producers hand out

@@ -2,7 +2,7 @@ package platformsim
 
 import "encoding/json"
 
-// Bounds the platform enforces on a heartbeat (CONTRACT §1.2 and §1.7).
+// Bounds the platform enforces on a heartbeat.
 const (
 	maxCount        = 10_000_000 // HB_MAX_COUNT: every count-like integer
 	maxNodes        = 500

@@ -1,4 +1,4 @@
-// Package heal decides P5 self-healing (CONTRACT §4.4) and the eviction
+// Package heal decides P5 self-healing and the eviction
 // unwedge that follows a heal (§4.5) as pure functions: the observed
 // Machines, Nodes and pools, the policy, what this term remembers and the
 // time go in; the reports and the deletes to make come out. It makes no

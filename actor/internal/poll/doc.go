@@ -1,5 +1,5 @@
 // Package poll pulls the desired-state document from the platform and hands
-// it to the executor (CONTRACT §3.2–3.3, §4.0).
+// it to the executor.
 //
 // The poller is the only place that decides whether the agent may act at all.
 // A fresh, valid document is always acted on; a 304 acts again only when the

@@ -2,6 +2,6 @@ package safety_test
 
 import "kubehz.dev/agent/shared/desired"
 
-// armed is CONTRACT §4.0's healing gate, read from the two flags directly:
+// armed is the healing gate, read from the two flags directly:
 // the oracle never asks the code it checks whether healing is on.
 func armed(d desired.Document) bool { return d.Execution.Healing && d.Healing.Enabled }

@@ -107,7 +107,7 @@ func (w *world) removeMarked(m *machine) {
 	}
 }
 
-// unhealthyWorker is CONTRACT §4.4 (b)'s node test: a worker whose Ready
+// unhealthyWorker is the unhealthy-node test of healing: a worker whose Ready
 // condition has not been True for at least unhealthyAfter.
 func (w *world) unhealthyWorker(n *node, unhealthyAfter time.Duration) bool {
 	return n.ready != "True" && n.ready != "" && !n.since.IsZero() && !hasControlPlaneKey(n.labels) &&

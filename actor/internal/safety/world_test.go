@@ -12,7 +12,7 @@ import (
 // namespace is the MachineDeployments' and Machines' namespace.
 const namespace = "kube-system"
 
-// The label keys that mark a control-plane object (CONTRACT §4.2), spelt
+// The label keys that mark a control-plane object, spelt
 // out here rather than taken from package guard, so the checks do not trust
 // the code they check.
 const (
@@ -126,7 +126,7 @@ func (w *world) removeMachine(m *machine) {
 	w.pods = slices.DeleteFunc(w.pods, func(p *pod) bool { return p.node == m.node })
 }
 
-// poolOf resolves a Machine to its MachineDeployment as CONTRACT §5.3 says:
+// poolOf resolves a Machine to its MachineDeployment as machine-controller's ownership chain does (Machine → MachineSet → MachineDeployment):
 // the first MD by name whose selector matches its labels, else the MD named
 // after an owning MachineSet minus its last "-segment". "" when unowned.
 func (w *world) poolOf(m *machine) string {
@@ -172,7 +172,7 @@ func hasControlPlaneKey(labels map[string]string) bool {
 	return a || b
 }
 
-// mdIsControlPlane is CONTRACT §4.2's MD heuristic, written again.
+// mdIsControlPlane is the control-plane MD heuristic, written again.
 func mdIsControlPlane(d *md) bool {
 	for _, l := range []map[string]string{d.labels, d.tpl, d.tplMeta, d.tplSpec} {
 		if hasControlPlaneKey(l) {
@@ -191,7 +191,7 @@ func mdIsControlPlane(d *md) bool {
 	return false
 }
 
-// mdIsAutoscaler is CONTRACT §4.3, written again.
+// mdIsAutoscaler is the autoscaler-ownership check, written again.
 func mdIsAutoscaler(d *md) bool {
 	for _, g := range []string{"cluster.k8s.io", "cluster.x-k8s.io"} {
 		for _, b := range []string{"min", "max"} {

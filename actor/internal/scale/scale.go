@@ -1,4 +1,4 @@
-// Package scale decides P3 worker-pool scaling (CONTRACT §4.1–4.3) as a pure
+// Package scale decides P3 worker-pool scaling as a pure
 // function: the desired pools and the MachineDeployments read from the
 // cluster go in, the reports and the patches to make come out. It makes no
 // client calls, reads no clock and logs nothing; the executor around it lists,

@@ -4,7 +4,7 @@
 //
 // The store keeps every entry it is given. The wire carries at most 20, and
 // the original kept the oldest, so a long revision's later heal outcomes were
-// cut (CONTRACT §13 G-3). Newest closes that: it hands out the entries that
+// cut. Newest closes that: it hands out the entries that
 // changed most recently, still in store order.
 package store
 
@@ -89,7 +89,7 @@ func (s *Store) Prune(typ string, keep map[string]bool) bool {
 // ClearType removes every entry of type typ, done or not, and keeps the
 // revision. The executor calls it when a capability is switched off, so that
 // capability's reports go even when the revision is unchanged (closing
-// CONTRACT §13 G-2, where begin with the same revision kept them forever).
+// flaw G-2 of the original agent, where begin with the same revision kept them forever).
 func (s *Store) ClearType(typ string) bool {
 	return s.remove(func(a wire.Action) bool { return a.Type == typ })
 }

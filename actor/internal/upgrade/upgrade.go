@@ -1,4 +1,4 @@
-// Package upgrade decides P6 worker upgrades (CONTRACT §4.6) as a pure
+// Package upgrade decides P6 worker upgrades as a pure
 // function. The desired kubelet version, the worker pools the document names,
 // the MachineDeployments and Machines read from the cluster and the
 // apiserver's version go in; the reports to store and at most one patch come
@@ -36,7 +36,7 @@ type MD struct {
 }
 
 // Machine is the compact record of one Machine, already resolved to its pool
-// by the caller (CONTRACT §5.3).
+// by the caller.
 type Machine struct {
 	Name string
 	Pool string // owning MD name, "" when unresolved or claimed by several
@@ -96,7 +96,7 @@ type Step struct {
 // Started; once Outcome halts, it reports every later step with Queued.
 //
 // Deliberate changes from the original, each because it rolled or reported
-// wrongly (CONTRACT §13):
+// wrongly:
 //   - G-10: invalid pool names are reported failed, not skipped silently.
 //   - G-8: a downgrade is refused, at patch level too, and the target must
 //     sit within the kubelet skew policy of the control plane.

@@ -24,7 +24,7 @@ const (
 	edgeCPRefusal     = `refusing: MachineDeployment "edge-cp-pool" looks like a control-plane pool (name has the segment "cp"); the agent never upgrades control planes`
 )
 
-// TestUpgrade_ContractChecklist pins CONTRACT §14 items 74–83, one case each
+// TestUpgrade_ContractChecklist pins the upgrade acceptance cases (items 74–83 of the original checklist), one case each
 // (77 in two passes).
 func TestUpgrade_ContractChecklist(t *testing.T) {
 	runPassCases(t, []passCase{
