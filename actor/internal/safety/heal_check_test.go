@@ -1,7 +1,7 @@
 package safety_test
 
 // reference is what healing may do this step, worked out from the world by
-// the healing rules' definitions (README, Self-healing), without heal.Decide.
+// the healing rules' definitions (README, The actor), without heal.Decide.
 type reference struct {
 	policy     policy          // the document's, within the local limits
 	candidates map[string]bool // unhealthy, not deleting, not control plane
