@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the kube-apiserver and etcd the integration tests run against, from the
-# Go module proxy, once per machine and version. Prints the directory that holds
-# them. A warm cache returns at once; a cold one takes ~10 minutes on 2 cores.
+# Builds the kube-apiserver, kube-controller-manager and etcd the integration
+# tests run against, from the Go module proxy, once per machine and version.
+# Prints the directory that holds them. A warm cache returns at once; a cold one
+# takes ~10 minutes on 2 cores (kube-controller-manager shares the apiserver's
+# build cache and adds about a minute).
 set -euo pipefail
 
 KUBE_VERSION=v1.37.2
@@ -20,7 +22,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${KUBEHZ_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubehz-agent/controlplane}"
 dir="$cache/kube-$KUBE_VERSION-etcd-$ETCD_VERSION"
 
-if [[ -x "$dir/kube-apiserver" && -x "$dir/etcd" ]]; then
+built() { [[ -x "$dir/kube-apiserver" && -x "$dir/kube-controller-manager" && -x "$dir/etcd" ]]; }
+if built; then
   echo "$dir"
   exit 0
 fi
@@ -29,24 +32,31 @@ mkdir -p "$cache"
 # Two concurrent `make test` runs must not both build or see half a binary.
 exec 9>"$cache/.lock"
 flock 9
-if [[ -x "$dir/kube-apiserver" && -x "$dir/etcd" ]]; then
+if built; then
   echo "$dir"
   exit 0
 fi
 
 tmp="$(mktemp -d "$cache/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
-echo "building kube-apiserver $KUBE_VERSION and etcd $ETCD_VERSION into $dir (once per machine, ~10 min cold)" >&2
+echo "building kube-apiserver and kube-controller-manager $KUBE_VERSION and etcd $ETCD_VERSION into $dir (once per machine, ~10 min cold)" >&2
+mkdir -p "$dir"
 
 pkg=k8s.io/component-base/version
 minor="${KUBE_VERSION#v1.}"; minor="${minor%%.*}"
 ldflags="-s -w -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
 ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-(cd "$root/test/tools/$tools" &&
-  GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
-(cd "$root/test/tools/etcd" &&
-  GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" .)
-
-mkdir -p "$dir"
-mv "$tmp/kube-apiserver" "$tmp/etcd" "$dir/"
+# Each binary is built only if missing, so a cache from before
+# kube-controller-manager joined gains it without rebuilding the rest.
+for cmd in kube-apiserver kube-controller-manager; do
+  [[ -x "$dir/$cmd" ]] && continue
+  (cd "$root/test/tools/$tools" &&
+    GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+  mv "$tmp/$cmd" "$dir/"
+done
+if [[ ! -x "$dir/etcd" ]]; then
+  (cd "$root/test/tools/etcd" &&
+    GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" .)
+  mv "$tmp/etcd" "$dir/"
+fi
 echo "$dir"
