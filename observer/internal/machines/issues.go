@@ -15,6 +15,15 @@ const (
 	NodeJoinTimeout = "NodeJoinTimeout"
 	// joinTimeout is fixed, deliberately not the healing policy's value.
 	joinTimeout = 10 * time.Minute
+	// retryWindow is how long a ReconcilingError Warning stands for a
+	// loop still failing. machine-controller does not delete its Warnings
+	// when a Machine recovers: they stay until the apiserver's event TTL
+	// (an hour by default), so one failed reconcile during a roll would
+	// otherwise be reported for an hour. A loop still failing repeats its
+	// Warning well inside the window: controller-runtime backs a failing
+	// object off to at most 1000 s, and client-go's event spam filter lets
+	// a repeat through at least every 5 minutes.
+	retryWindow = 20 * time.Minute
 )
 
 // Observed is what one pass reads. Machines nil means "not readable".
@@ -98,7 +107,7 @@ func detect(o Observed, now time.Time) map[IssueKey]string {
 				fmt.Sprintf("machine has no Node %s after creation", age.Truncate(time.Minute)))
 		}
 	}
-	loops := retryLoops(o.Events, o.Namespace, pools)
+	loops := retryLoops(o.Events, o.Namespace, pools, now)
 	for _, m := range live {
 		if e, ok := loops[m.Name]; ok {
 			add(found, pools[m.Name], m.Name, e.Reason, e.Message)
@@ -108,13 +117,15 @@ func detect(o Observed, now time.Time) map[IssueKey]string {
 }
 
 // retryLoops picks, per live machine, the newest ReconcilingError Warning on
-// it: machine-controller's report of a transient failure it keeps retrying.
-// Other Warning reasons are not machine issues (closing G-6).
-func retryLoops(events []*cluster.Event, namespace string, live map[string]string) map[string]*cluster.Event {
+// it seen within retryWindow: machine-controller's report of a failure it
+// keeps retrying. Other Warning reasons are not machine issues (closing
+// G-6), and an older Warning is a loop that ended.
+func retryLoops(events []*cluster.Event, namespace string, live map[string]string, now time.Time) map[string]*cluster.Event {
 	newest := map[string]*cluster.Event{}
 	for _, e := range events {
 		if e == nil || !e.Warning || e.Kind != cluster.MachineKind ||
-			e.Reason != cluster.ReconcilingError || e.InvolvedNamespace != namespace {
+			e.Reason != cluster.ReconcilingError || e.InvolvedNamespace != namespace ||
+			now.Sub(e.LastSeen) > retryWindow {
 			continue
 		}
 		if _, ok := live[e.InvolvedName]; !ok {

@@ -57,6 +57,28 @@ func TestIssues_Sources(t *testing.T) {
 				Message: "unsupported location for server type", Since: since}},
 		},
 		{
+			// machine-controller leaves a Warning in place when the
+			// Machine recovers (seen against v1.65.0: a roll's new
+			// Machine logs "cloud config not ready" once, then joins).
+			name:     "a ReconcilingError last seen 20 minutes ago still counts; a second older has ended",
+			machines: []*Machine{joined("m-1", in("pool-a")), joined("m-2", in("pool-a"))},
+			events: []*cluster.Event{
+				machineEvent("e-1", "m-1", "ReconcilingError", "still failing", now.Add(-20*time.Minute)),
+				machineEvent("e-2", "m-2", "ReconcilingError", "recovered", now.Add(-20*time.Minute-time.Second)),
+			},
+			want: []wire.MachineIssue{{Pool: "pool-a", Machine: "m-1", Reason: "ReconcilingError",
+				Message: "still failing", Since: since}},
+		},
+		{
+			name:     "an ended loop does not hide a newer Warning on the same machine",
+			machines: []*Machine{joined("m-1", in("pool-a"))},
+			events: []*cluster.Event{
+				machineEvent("e-old", "m-1", "ReconcilingError", "old", now.Add(-time.Hour)),
+				machineEvent("e-new", "m-1", "ReconcilingError", "new", now.Add(-time.Minute)),
+			},
+			want: []wire.MachineIssue{{Pool: "pool-a", Machine: "m-1", Reason: "ReconcilingError", Message: "new", Since: since}},
+		},
+		{
 			name:     "an event for a machine that no longer exists is ignored",
 			machines: []*Machine{joined("m-1", in("pool-a"))},
 			events:   []*cluster.Event{machineEvent("e", "m-gone", "ReconcilingError", "x", now)},
