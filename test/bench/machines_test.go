@@ -24,7 +24,7 @@ import (
 const mdNamespace = "kube-system"
 
 // optionalCRDs are machine-controller's three CRDs and lok8s'.
-func optionalCRDs() []string { return append(kube.MachineCRDs(), kube.InventoryCRD) }
+func optionalCRDs() []string { return []string{kube.MachineCRDs, kube.InventoryCRD} }
 
 func installCRDs() error {
 	_, err := harness.env.InstallCRDs(optionalCRDs()...)
@@ -202,7 +202,9 @@ func createMachine(ctx context.Context, t *tally, links machineLinks, i int) err
 	if err := unstructured.SetNestedSlice(created.Object, addresses, "status", "addresses"); err != nil {
 		return err
 	}
-	if _, err := machines.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	// machine-controller's Machine CRD has no status subresource: the
+	// controller writes a Machine's status with a plain update.
+	if _, err := machines.Update(ctx, created, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
 	t.created(2)

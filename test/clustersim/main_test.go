@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,8 +13,8 @@ import (
 	"kubehz.dev/agent/test/kube"
 )
 
-// env is the one control plane every test here shares, with the three
-// cluster.k8s.io CRDs installed.
+// env is the one control plane every test here shares, with
+// machine-controller's CRDs installed.
 var env *kube.Env
 
 func TestMain(m *testing.M) {
@@ -36,7 +37,7 @@ func setup(m *testing.M) (int, error) {
 			fmt.Fprintln(os.Stderr, "stop the control plane:", err)
 		}
 	}()
-	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs); err != nil {
 		return 0, err
 	}
 	// One request through the shared client transport, so its connection
@@ -53,4 +54,36 @@ func setup(m *testing.M) (int, error) {
 		}
 	}
 	return code, nil
+}
+
+// startWorld starts the real controllers and a simulator on a fresh cloud,
+// and stops both when the test ends.
+func startWorld(t *testing.T) *World {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w, err := StartWorld(ctx, env, t.TempDir(), Options{JoinDelay: 300 * time.Millisecond}, kube.ControllerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(w.Controllers.Output())
+		}
+		if err := w.Stop(); err != nil {
+			t.Error(err)
+		}
+		cleanUp(t)
+	})
+	return w
+}
+
+// cleanUp removes what a test's pools left, once no controller runs.
+func cleanUp(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := env.RemoveMachines(ctx, defaultNamespace); err != nil {
+		t.Error(err)
+	}
+	_ = env.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: PoolLabel})
 }

@@ -2,7 +2,6 @@ package clustersim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -19,10 +18,10 @@ const PauseImage = "registry.k8s.io/pause:3.10"
 // simulator's kubelets and drains care about no other.
 var boundPods = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
 
-// PlacePods creates n pods bound to node in namespace, creating the
-// namespace if absent, and returns their names: sim-<node>-<index>, the
-// lowest indices free. Nothing runs them; they matter for drains, which
-// wait until every pod bound to a deleting Machine's Node is gone.
+// PlacePods creates n pods bound to node in namespace, as a scheduler would
+// place them, creating the namespace if absent, and returns their names:
+// sim-<node>-<index>, the lowest indices free. Nothing runs them; they
+// matter for drains, which wait until every pod on the Node is gone.
 func (s *Sim) PlacePods(ctx context.Context, node string, n int, namespace string) ([]string, error) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
 	if _, err := s.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -76,51 +75,4 @@ func (s *Sim) listBoundPods(ctx context.Context) (map[string][]*corev1.Pod, erro
 		out[pod.Spec.NodeName] = append(out[pod.Spec.NodeName], pod)
 	}
 	return out, nil
-}
-
-// evict deletes, gracefully, every pod on node not yet deleting, as a drain
-// does. The kubelet then confirms each, or, on a dead Node, never does.
-func (s *Sim) evict(ctx context.Context, node string, pods []*corev1.Pod) error {
-	var errs []error
-	for _, pod := range pods {
-		if pod.DeletionTimestamp != nil {
-			continue
-		}
-		if err := quiet(s.kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{})); err != nil {
-			errs = append(errs, fmt.Errorf("evict Pod %s from Node %s: %w", objectKey(pod), node, err))
-			continue
-		}
-		s.log.Info("Evicted Pod", "pod", objectKey(pod), "node", node)
-	}
-	return errors.Join(errs...)
-}
-
-// confirmDeletions plays the kubelets of the simulator's Ready Nodes: a
-// pod deleting on one is stopped and removed with grace 0. The UID
-// precondition keeps a pod recreated under the same name safe.
-func (s *Sim) confirmDeletions(ctx context.Context, w *world) error {
-	var errs []error
-	for _, m := range w.machines {
-		name := nodeRefName(m)
-		if name == "" {
-			name = m.GetName()
-		}
-		node, ok := w.nodes[name]
-		if !ok || !isReady(node) {
-			continue
-		}
-		for _, pod := range w.pods[name] {
-			if pod.DeletionTimestamp == nil {
-				continue
-			}
-			zero := int64(0)
-			opts := metav1.DeleteOptions{GracePeriodSeconds: &zero, Preconditions: metav1.NewUIDPreconditions(string(pod.UID))}
-			if err := quiet(s.kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)); err != nil {
-				errs = append(errs, fmt.Errorf("confirm deletion of Pod %s on Node %s: %w", objectKey(pod), name, err))
-				continue
-			}
-			s.log.Info("Confirmed Pod deletion", "pod", objectKey(pod), "node", name)
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +22,7 @@ type MachineInfo struct {
 	Ready       bool      // its Node exists and is Ready
 	Deleting    bool      // deletionTimestamp set; its drain or finalizer is pending
 	ErrorReason string    // status.errorReason of a failed create
-	Created     time.Time // to the nanosecond when this simulator created it
+	Created     time.Time // creationTimestamp (whole seconds)
 }
 
 // PodInfo is what a test asks of one pod bound to a Node.
@@ -32,10 +33,9 @@ type PodInfo struct {
 }
 
 // Machines lists pool's Machines, deleting ones included, oldest first (the
-// name breaking ties). A Machine belongs to the pool its MachineSet owner
-// names, so Machines outlive their MachineDeployment here.
+// name breaking ties). A Machine belongs to the pool its label names.
 func (s *Sim) Machines(ctx context.Context, pool string) ([]MachineInfo, error) {
-	list, err := s.machinesAPI().List(ctx, metav1.ListOptions{})
+	list, err := s.dyn.Resource(MachinesGVR).Namespace(s.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: PoolLabel + "=" + pool})
 	if err != nil {
 		return nil, fmt.Errorf("list Machines in %s: %w", s.opts.Namespace, err)
 	}
@@ -51,15 +51,12 @@ func (s *Sim) Machines(ctx context.Context, pool string) ([]MachineInfo, error) 
 	var out []MachineInfo
 	for i := range list.Items {
 		m := &list.Items[i]
-		if poolOf(m) != pool {
-			continue
-		}
 		reason, _, _ := unstructured.NestedString(m.Object, "status", "errorReason")
 		node := nodeRefName(m)
 		out = append(out, MachineInfo{
 			Name: m.GetName(), UID: m.GetUID(), Kubelet: machineKubelet(m),
 			Node: node, Ready: node != "" && ready[node], Deleting: m.GetDeletionTimestamp() != nil,
-			ErrorReason: reason, Created: s.createdAt(m),
+			ErrorReason: reason, Created: m.GetCreationTimestamp().Time,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -92,34 +89,40 @@ func (s *Sim) PodsOn(ctx context.Context, node string) ([]PodInfo, error) {
 	return out, nil
 }
 
-// Converged reports whether pool has exactly spec.replicas Machines,
-// deleting ones included, every one at the template's kubelet and with a
-// Ready Node: scaled, rolled and drained.
+// Converged reports whether pool has exactly spec.replicas Machines, none
+// deleting, every one at the template's kubelet and with a Ready Node:
+// scaled, rolled and drained.
 func (s *Sim) Converged(ctx context.Context, pool string) (bool, error) {
 	ns := s.opts.Namespace
 	md, err := s.dyn.Resource(MachineDeploymentsGVR).Namespace(ns).Get(ctx, pool, metav1.GetOptions{})
 	if err != nil {
 		return false, fmt.Errorf("get MachineDeployment %s/%s: %w", ns, pool, err)
 	}
-	list, err := s.machinesAPI().List(ctx, metav1.ListOptions{})
+	machines, err := s.Machines(ctx, pool)
 	if err != nil {
-		return false, fmt.Errorf("list Machines in %s: %w", ns, err)
+		return false, err
 	}
-	set, kubelet, count := machineSetName(md), s.templateKubelet(md), 0
-	for i := range list.Items {
-		m := &list.Items[i]
-		if !ownedBy(m, set) {
-			continue
-		}
-		count++
-		node := nodeRefName(m)
-		if node == "" || !sameVersion(machineKubelet(m), kubelet) {
+	replicas, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas")
+	kubelet, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
+	for _, m := range machines {
+		if m.Deleting || !m.Ready || !sameVersion(m.Kubelet, kubelet) {
 			return false, nil
 		}
-		ready, err := s.nodeReady(ctx, node)
-		if err != nil || !ready {
-			return false, err
-		}
 	}
-	return count == replicasOf(md), nil
+	return int64(len(machines)) == replicas, nil
+}
+
+// sameVersion compares kubelet versions with or without their "v".
+func sameVersion(a, b string) bool { return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v") }
+
+// machineKubelet is the kubelet version a Machine's spec asks for.
+func machineKubelet(m *unstructured.Unstructured) string {
+	v, _, _ := unstructured.NestedString(m.Object, "spec", "versions", "kubelet")
+	return v
+}
+
+// nodeRefName is the Node a Machine's status names; "" until it joins.
+func nodeRefName(m *unstructured.Unstructured) string {
+	name, _, _ := unstructured.NestedString(m.Object, "status", "nodeRef", "name")
+	return name
 }

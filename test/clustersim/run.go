@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,11 +31,11 @@ func (s *Sim) Start(ctx context.Context) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// Run reconciles until ctx is done, then stops its informers, waits for
-// them and returns nil. Watches on MachineDeployments, MachineSets,
-// Machines, Nodes and bound Pods wake it at once; a resync tick every
-// 250 ms catches joins that have come due. Each pass reads fresh Lists, so
-// a write the simulator just made is never missed by a lagging cache.
+// Run simulates until ctx is done, then stops its informers, waits for
+// them and returns nil. Watches on MachineDeployments, Machines, Nodes and
+// bound Pods wake it at once; a tick every 250 ms catches servers the cloud
+// created or deleted and Leases that are due. Each pass reads fresh Lists,
+// so a write the simulator just made is never missed by a lagging cache.
 func (s *Sim) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	wake := make(chan struct{}, 1)
@@ -62,7 +61,7 @@ func (s *Sim) Run(ctx context.Context) error {
 	defer dynFactory.Shutdown()
 	defer cancel()
 	watched := []cache.SharedIndexInformer{nodeFactory.Core().V1().Nodes().Informer(), podFactory.Core().V1().Pods().Informer()}
-	for _, gvr := range []schema.GroupVersionResource{MachineDeploymentsGVR, MachineSetsGVR, MachinesGVR} {
+	for _, gvr := range []schema.GroupVersionResource{MachineDeploymentsGVR, MachinesGVR} {
 		watched = append(watched, dynFactory.ForResource(gvr).Informer())
 	}
 	for _, inf := range watched {
@@ -82,7 +81,7 @@ func (s *Sim) Run(ctx context.Context) error {
 	defer ticker.Stop()
 	var lastErr string
 	for {
-		err := s.reconcile(ctx)
+		err := s.pass(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -90,9 +89,9 @@ func (s *Sim) Run(ctx context.Context) error {
 		// say it once, and once more when it changes or clears.
 		if msg := errText(err); msg != lastErr {
 			if err != nil {
-				s.log.Warn("Reconcile pass failed", "err", err)
+				s.log.Warn("Simulation pass failed", "err", err)
 			} else {
-				s.log.Info("Reconcile pass recovered")
+				s.log.Info("Simulation pass recovered")
 			}
 			lastErr = msg
 		}
@@ -126,74 +125,101 @@ func errText(err error) string {
 // world is one consistent-enough read of everything a pass decides on.
 type world struct {
 	now      time.Time
-	mds      []*unstructured.Unstructured // sorted by name
-	sets     map[string]*unstructured.Unstructured
-	machines []*unstructured.Unstructured
+	servers  map[string]server
+	mds      []*unstructured.Unstructured
+	machines map[string]*unstructured.Unstructured // by UID
 	nodes    map[string]*corev1.Node
 	pods     map[string][]*corev1.Pod // bound pods by node
+	secrets  map[string]string        // bootstrap Secret name → its revision
 }
 
 func (s *Sim) observe(ctx context.Context) (*world, error) {
-	ns, now := s.opts.Namespace, time.Now()
+	ns := s.opts.Namespace
+	w := &world{now: time.Now(), machines: map[string]*unstructured.Unstructured{}, nodes: map[string]*corev1.Node{}, secrets: map[string]string{}}
+	var err error
+	if w.servers, err = s.servers(); err != nil {
+		return nil, err
+	}
 	mds, err := s.dyn.Resource(MachineDeploymentsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list MachineDeployments in %s: %w", ns, err)
 	}
-	sets, err := s.dyn.Resource(MachineSetsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list MachineSets in %s: %w", ns, err)
+	for i := range mds.Items {
+		w.mds = append(w.mds, &mds.Items[i])
 	}
 	machines, err := s.dyn.Resource(MachinesGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list Machines in %s: %w", ns, err)
 	}
+	for i := range machines.Items {
+		w.machines[string(machines.Items[i].GetUID())] = &machines.Items[i]
+	}
 	nodes, err := s.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list Nodes: %w", err)
 	}
-	pods, err := s.listBoundPods(ctx)
-	if err != nil {
-		return nil, err
-	}
-	w := &world{now: now, sets: map[string]*unstructured.Unstructured{}, nodes: map[string]*corev1.Node{}, pods: pods}
-	for i := range mds.Items {
-		w.mds = append(w.mds, &mds.Items[i])
-	}
-	sort.Slice(w.mds, func(i, j int) bool { return w.mds[i].GetName() < w.mds[j].GetName() })
-	for i := range sets.Items {
-		w.sets[sets.Items[i].GetName()] = &sets.Items[i]
-	}
-	for i := range machines.Items {
-		w.machines = append(w.machines, &machines.Items[i])
-	}
 	for i := range nodes.Items {
 		w.nodes[nodes.Items[i].Name] = &nodes.Items[i]
+	}
+	secrets, err := s.kube.CoreV1().Secrets(cloudInitNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list bootstrap Secrets: %w", err)
+	}
+	for _, sec := range secrets.Items {
+		w.secrets[sec.Name] = sec.Annotations[secretRevision]
+	}
+	if w.pods, err = s.listBoundPods(ctx); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
 
-// reconcile is one bounded pass over every pool, every pod deleting on a
-// Ready Node, and every deleting Machine.
-func (s *Sim) reconcile(ctx context.Context) error {
+// pass is one bounded round: the bootstrap Secrets, a beat of every
+// kubelet, and the pod deletions the live ones confirm.
+func (s *Sim) pass(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
+	if err := s.ensureCloudInitNamespace(ctx); err != nil {
+		return err
+	}
 	w, err := s.observe(ctx)
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, md := range w.mds {
-		if err := s.syncPool(ctx, w, md); err != nil {
-			errs = append(errs, fmt.Errorf("pool %s/%s: %w", md.GetNamespace(), md.GetName(), err))
+	errs := []error{s.writeBootstrapSecrets(ctx, w)}
+	live, err := s.stepKubelets(ctx, w)
+	errs = append(errs, err, s.confirmDeletions(ctx, w, live))
+	return errors.Join(errs...)
+}
+
+// stepKubelets boots a kubelet for every new server, forgets those whose
+// server is gone, and runs one beat of each. It returns the Nodes whose
+// kubelet is alive and reports Ready.
+func (s *Sim) stepKubelets(ctx context.Context, w *world) (map[string]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for uid, k := range s.kubelets {
+		if _, ok := w.servers[string(uid)]; !ok && !k.static {
+			s.log.Info("Server gone; its kubelet ends", "node", k.node(), "machine", k.srv.Namespace+"/"+k.srv.Machine)
+			delete(s.kubelets, uid)
 		}
 	}
-	errs = append(errs, s.confirmDeletions(ctx, w), s.finalizeDeleting(ctx, w))
-	live := map[types.UID]bool{}
-	for _, m := range w.machines {
-		live[m.GetUID()] = true
+	for uid, srv := range w.servers {
+		if _, ok := s.kubelets[types.UID(uid)]; !ok {
+			s.kubelets[types.UID(uid)] = &kubelet{srv: srv, seen: w.now, ready: corev1.ConditionTrue}
+		}
 	}
-	s.forgetExcept(live, w.now)
-	return errors.Join(errs...)
+	var errs []error
+	live := map[string]bool{}
+	for _, k := range s.kubelets {
+		if err := s.stepKubelet(ctx, w, k); err != nil {
+			errs = append(errs, err)
+		}
+		if k.registered && !k.stopped && k.ready == corev1.ConditionTrue {
+			live[k.node()] = true
+		}
+	}
+	return live, errors.Join(errs...)
 }
 
 // quiet drops the errors a later pass resolves by itself: a conflict from a

@@ -1,20 +1,25 @@
-// Package clustersim plays machine-controller and the kubelets against a real
-// kube-apiserver, for the tests and the demo. For every MachineDeployment in
-// one namespace it keeps a MachineSet and spec.replicas Machines, joins a
-// Ready Node for each Machine after a delay, drains and removes the Node
-// when its Machine is deleted, and keeps the MachineDeployment's status
-// counts current. When the template's kubelet changes it rolls the Machines
-// one at a time, surging one new Machine before deleting an old one
-// (maxSurge 1, maxUnavailable 0). Tests can make creates fail, hold joins,
-// stall deletions, place pods, and turn nodes NotReady or Unknown.
+// Package clustersim plays, for the tests and the demo, what no real
+// component can on this machine: the cloud's servers and the kubelets on
+// them. Everything else is real: kubermatic machine-controller keeps each
+// MachineDeployment's MachineSets and Machines, rolls and drains them, and
+// creates and deletes servers through the simulated cloud built into it
+// (test/tools/machine-controller/simcloud.patch: one file per server in
+// Options.CloudDir); kube-controller-manager marks silent Nodes Unknown,
+// taints them and evicts their pods (see kube.StartControllers).
 //
-// Pods are only those a test placed. On a Ready Node the simulator confirms
-// a pod's graceful deletion as its kubelet would; on any other nothing
-// does, so the pod stays Terminating and a drain waits on it, as in a real
-// cluster with a dead node. Only the kubelet version triggers a roll: other
-// template changes reach new Machines only. No garbage collector runs in a
-// bare control plane, so deleting a MachineDeployment leaves its MachineSet
-// and Machines behind.
+// For each server in the cloud directory the simulator boots a kubelet
+// JoinDelay after it first sees the server: the kubelet registers its Node
+// as a real one does (labels, the Machine's spec labels, providerID,
+// addresses, capacity, nodeInfo with the Machine's kubelet version), renews
+// the Node's Lease, reports Ready, and confirms the graceful deletion of
+// pods on its Node. When the server is deleted, its kubelet ends. The
+// simulator also plays operating-system-manager's one part the controller
+// waits on: a bootstrap Secret per MachineDeployment revision.
+//
+// The simulator never creates, updates or deletes MachineDeployments,
+// MachineSets or Machines: it acts as its own user (SimulatorUser), and a
+// test checks the audit log for it. CreatePool is the one exception by
+// design: it is the test, as the cluster's admin, creating a pool.
 package clustersim
 
 import (
@@ -31,12 +36,14 @@ import (
 )
 
 const (
-	// PoolLabel selects a pool's Machines and is put on their Nodes.
+	// PoolLabel selects a pool's Machines; CreatePool also puts it in the
+	// Machines' spec labels, so it reaches their Nodes.
 	PoolLabel = "kubehz.dev/pool"
-	// Finalizer holds a deleting Machine until its Node is gone.
-	Finalizer = "clustersim.kubehz.dev/node"
 	// InstanceTypeLabel is the well-known Node label for the server type.
 	InstanceTypeLabel = "node.kubernetes.io/instance-type"
+	// SimulatorUser is who the simulator acts as, in the audit log as the
+	// user the test's admin impersonates.
+	SimulatorUser = "kubehz-test:clustersim"
 
 	apiVersion = "cluster.k8s.io/v1alpha1"
 
@@ -44,18 +51,18 @@ const (
 	defaultJoinDelay = time.Second
 	defaultKubelet   = "v1.35.5"
 
-	// resync is how often a pass runs without any watch event, so joins
-	// due after JoinDelay happen at most this late.
+	// resync is how often a pass runs without any watch event.
 	resync = 250 * time.Millisecond
-	// passTimeout bounds one reconcile pass, every API call included.
+	// passTimeout bounds one pass, every API call included.
 	passTimeout = 15 * time.Second
-	// maxChangesPerPass bounds the Machines one pool creates or deletes
-	// in a pass; a huge spec.replicas converges over several passes.
-	maxChangesPerPass = 20
+	// leaseRenewal is how often a live kubelet renews its Node's Lease:
+	// well inside kube-controller-manager's grace period (20 s here).
+	leaseRenewal = 2 * time.Second
+	// leaseDuration is the Lease's stated duration, a kubelet's default.
+	leaseDuration = 40
 )
 
-// machine-controller's resources, which the simulator plays and the tests
-// read and write beside it.
+// machine-controller's resources.
 var (
 	MachineDeploymentsGVR = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"}
 	MachineSetsGVR        = schema.GroupVersionResource{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinesets"}
@@ -64,40 +71,35 @@ var (
 
 // Options tune a simulator. Zero values take the defaults.
 type Options struct {
+	CloudDir  string        // the simulated cloud's server directory, shared with machine-controller; required
 	Namespace string        // the MachineDeployments' namespace; default kube-system
-	JoinDelay time.Duration // a Node joins this long after its Machine is created; default 1s
-	Kubelet   string        // kubelet version when a template names none; default v1.35.5
+	JoinDelay time.Duration // a server's kubelet registers this long after the server appears; default 1s
+	Kubelet   string        // kubelet version when CreatePool is given none; default v1.35.5
 	Log       *slog.Logger  // default discards
 }
 
-// Sim is one simulated machine-controller and its kubelets. Run it once at a
-// time; the knobs and queries are safe to call from any goroutine.
+// Sim is one simulated cloud's kubelets. Run it once at a time; the knobs
+// and queries are safe to call from any goroutine.
 type Sim struct {
 	opts Options
-	dyn  dynamic.Interface
-	kube kubernetes.Interface
-	log  *slog.Logger
+	// admin is the test's own client, for CreatePool alone; dyn and kube
+	// act as SimulatorUser.
+	admin dynamic.Interface
+	dyn   dynamic.Interface
+	kube  kubernetes.Interface
+	log   *slog.Logger
 
 	mu       sync.Mutex
-	failing  map[string]failure // pool → the error new Machines get
-	stalled  map[string]bool    // pools whose deletions are held
-	held     map[string]bool    // pools whose new Machines do not join
-	machines map[types.UID]birth
+	held     map[string]bool // pools whose servers' kubelets do not register
+	kubelets map[types.UID]*kubelet
 }
 
-// failure is a terminal error a failed create writes into Machine status.
-type failure struct{ reason, message string }
-
-// birth is what the simulator remembers about a Machine it created: when,
-// to the nanosecond (creationTimestamp has whole seconds only), and the
-// failure it was created under, if any.
-type birth struct {
-	at   time.Time
-	fail *failure
-}
-
-// New builds a simulator talking to the apiserver in cfg.
+// New builds a simulator talking to the apiserver in cfg, whose user must
+// be allowed to impersonate (the tests' admin is).
 func New(cfg *rest.Config, opts Options) (*Sim, error) {
+	if opts.CloudDir == "" {
+		return nil, fmt.Errorf("clustersim: no cloud directory")
+	}
 	if opts.Namespace == "" {
 		opts.Namespace = defaultNamespace
 	}
@@ -110,9 +112,14 @@ func New(cfg *rest.Config, opts Options) (*Sim, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	admin, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
 	cfg = rest.CopyConfig(cfg)
-	// A pass makes a handful of calls; client-go's default 5 QPS would
-	// turn a scale-up into seconds of client-side throttling.
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: SimulatorUser, Groups: []string{"system:masters"}}
+	// A pass makes a handful of calls per kubelet; client-go's default
+	// 5 QPS would delay Lease renewals past the grace period.
 	cfg.QPS, cfg.Burst = 200, 400
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
@@ -123,36 +130,8 @@ func New(cfg *rest.Config, opts Options) (*Sim, error) {
 		return nil, fmt.Errorf("clientset: %w", err)
 	}
 	return &Sim{
-		opts: opts, dyn: dyn, kube: kube, log: opts.Log,
-		failing:  map[string]failure{},
-		stalled:  map[string]bool{},
+		opts: opts, admin: admin, dyn: dyn, kube: kube, log: opts.Log,
 		held:     map[string]bool{},
-		machines: map[types.UID]birth{},
+		kubelets: map[types.UID]*kubelet{},
 	}, nil
-}
-
-func (s *Sim) remember(uid types.UID, b birth) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.machines[uid] = b
-}
-
-func (s *Sim) recall(uid types.UID) (birth, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, ok := s.machines[uid]
-	return b, ok
-}
-
-// forgetExcept drops what the simulator remembers about Machines that no
-// longer exist, so the memory stays bounded by the live Machines. live was
-// read at observed; a Machine created since is not in it yet and is kept.
-func (s *Sim) forgetExcept(live map[types.UID]bool, observed time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for uid, b := range s.machines {
-		if !live[uid] && b.at.Before(observed) {
-			delete(s.machines, uid)
-		}
-	}
 }

@@ -18,49 +18,56 @@ import (
 	"kubehz.dev/agent/test/platformsim"
 )
 
-// machineWorld installs machine-controller's CRDs and runs the cluster
-// simulator for one test, its Nodes joining 300 ms after their Machines.
-func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
+// machineWorld installs machine-controller's CRDs and runs, for one test,
+// the real controllers (kube-controller-manager, machine-controller and its
+// webhook) and the simulated cloud and kubelets, Nodes registering 300 ms
+// after their servers are created.
+func machineWorld(t *testing.T) (*clustersim.World, dynamic.ResourceInterface) {
 	t.Helper()
 	return machineWorldJoiningAfter(t, 300*time.Millisecond)
 }
 
-// machineWorldJoiningAfter is machineWorld with Nodes joining join after
-// their Machines are created.
-func machineWorldJoiningAfter(t *testing.T, join time.Duration) (*clustersim.Sim, dynamic.ResourceInterface) {
+// machineWorldJoiningAfter is machineWorld with Nodes registering join
+// after their servers are created.
+func machineWorldJoiningAfter(t *testing.T, join time.Duration) (*clustersim.World, dynamic.ResourceInterface) {
 	t.Helper()
-	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
+	return machineWorldWith(t, clustersim.Options{JoinDelay: join}, kube.ControllerOptions{})
+}
+
+// machineWorldWith is machineWorld with the simulator and the controllers
+// tuned.
+func machineWorldWith(t *testing.T, opts clustersim.Options, ctrl kube.ControllerOptions) (*clustersim.World, dynamic.ResourceInterface) {
+	t.Helper()
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := clustersim.New(suite.env.Config, clustersim.Options{JoinDelay: join})
+	world, err := clustersim.StartWorld(ctxT(t), suite.env, t.TempDir(), opts, ctrl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := sim.Start(context.Background())
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
-		stop()
 		t.Fatal(err)
 	}
-	mds := dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 	t.Cleanup(func() {
-		stop()
-		bg := context.Background()
-		_ = mds.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
-		machines := dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
-		list, _ := machines.List(bg, metav1.ListOptions{})
-		for _, m := range list.Items { // no simulator runs now to drop finalizers
-			m.SetFinalizers(nil)
-			_, _ = machines.Update(bg, &m, metav1.UpdateOptions{})
+		if t.Failed() {
+			t.Log(world.Controllers.Output())
 		}
-		_ = machines.DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{})
+		if err := world.Stop(); err != nil {
+			t.Error(err)
+		}
+		bg, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := suite.env.RemoveMachines(bg, "kube-system"); err != nil {
+			t.Error(err)
+		}
 		_ = suite.env.Client.CoreV1().Nodes().DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: clustersim.PoolLabel})
 		if err := suite.env.UninstallCRDs(crds); err != nil {
 			t.Error(err)
 		}
 	})
-	return sim, mds
+	return world, dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 }
 
 // startActor runs the built actor binary under the kubehz-actor identity;

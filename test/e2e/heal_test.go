@@ -43,7 +43,7 @@ func latestAction(sim *platformsim.Server, typ, target string) (action, bool) {
 	return findAction(actionsOf(beats[len(beats)-1]), typ, target)
 }
 
-func poolMachines(t *testing.T, world *clustersim.Sim, pool string) []clustersim.MachineInfo {
+func poolMachines(t *testing.T, world *clustersim.World, pool string) []clustersim.MachineInfo {
 	t.Helper()
 	ms, err := world.Machines(ctxT(t), pool)
 	if err != nil {
@@ -54,7 +54,7 @@ func poolMachines(t *testing.T, world *clustersim.Sim, pool string) []clustersim
 
 // readyReplacement reports whether pool has want joined, Ready, live
 // Machines and none of them is gone.
-func readyReplacement(t *testing.T, world *clustersim.Sim, pool string, want int, gone string) bool {
+func readyReplacement(t *testing.T, world *clustersim.World, pool string, want int, gone string) bool {
 	n := 0
 	for _, m := range poolMachines(t, world, pool) {
 		if m.Name == gone {
@@ -69,7 +69,7 @@ func readyReplacement(t *testing.T, world *clustersim.Sim, pool string, want int
 
 // placeStuckPods puts n pods on node in a namespace of the test's own and
 // force-deletes whatever is left of them when the test ends.
-func placePods(t *testing.T, world *clustersim.Sim, node, ns string, n int) []string {
+func placePods(t *testing.T, world *clustersim.World, node, ns string, n int) []string {
 	t.Helper()
 	names, err := world.PlacePods(ctxT(t), node, n, ns)
 	if err != nil {
@@ -98,12 +98,15 @@ func deletes(t *testing.T, start time.Time) []string {
 }
 
 // TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce
-// runs both detections and the unwedge in one window: a worker whose node
-// has been NotReady for 5 minutes, with two pods on it, and a machine whose
-// node never joins. The dead worker's Machine is deleted at once; its pods
-// then stay Terminating (no kubelet confirms them) and hold the teardown
-// until, 60 s later, the actor force-deletes exactly those two, once. The
-// joinless machine is replaced after its 60 s startup window.
+// runs both detections and the unwedge in one window: a worker, with two
+// pods on it, whose kubelet dies, and a machine whose node never joins. As
+// in a real cluster, only kube-controller-manager notices the death: it
+// marks the Node Unknown after its grace period and taints it. 60 s later
+// the actor deletes the dead worker's Machine; machine-controller's drain
+// evicts its pods, which stay Terminating (no kubelet confirms them) and
+// hold the teardown until, 60 s after the delete, the actor force-deletes
+// exactly those two, once. The joinless machine is replaced after its 60 s
+// startup window (its server never boots: a fault of the simulated cloud).
 func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *testing.T) {
 	start := time.Now()
 	world, _ := machineWorld(t)
@@ -120,7 +123,7 @@ func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *t
 	victim, healthy := ms[0], ms[1]
 	stuck := placePods(t, world, victim.Node, "heal-e2e", 2)
 	spare := placePods(t, world, healthy.Node, "heal-e2e", 1)
-	if err := world.SetNodeCondition(ctx, victim.Node, corev1.ConditionFalse, time.Now().Add(-5*time.Minute)); err != nil {
+	if err := world.StopKubelet(victim.Node); err != nil {
 		t.Fatal(err)
 	}
 	joinless := poolMachines(t, world, "pool-b")[0]
@@ -133,7 +136,8 @@ func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *t
 	startObserver(t, sim)
 	startActor(t, sim, "actor-heal", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS=60")
 
-	b := waitBeat(t, sim, func(b platformsim.Beat) bool {
+	// The grace period (20 s here), then the 60 s unhealthy window.
+	b := waitBeatWithin(t, sim, 2*time.Minute, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "heal", victim.Name)
 		return ok && a.Status == "done"
 	})

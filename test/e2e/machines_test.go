@@ -38,8 +38,10 @@ func issuesOf(b platformsim.Beat) ([]machineIssue, []pool) {
 	return p.MachineIssues, p.Pools
 }
 
-// createMachineObject creates obj and then writes its status, as
-// machine-controller would.
+// createMachineObject creates obj with its status, as machine-controller
+// would write them. machine-controller's Machine CRD has no status
+// subresource, so the create keeps a Machine's status; a MachineDeployment's
+// is written through its status subresource.
 func createMachineObject(t *testing.T, ri dynamic.ResourceInterface, obj map[string]any) {
 	t.Helper()
 	status := obj["status"]
@@ -47,7 +49,7 @@ func createMachineObject(t *testing.T, ri dynamic.ResourceInterface, obj map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status != nil {
+	if status != nil && created.Object["status"] == nil {
 		created.Object["status"] = status
 		if _, err := ri.UpdateStatus(ctxT(t), created, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
@@ -71,7 +73,7 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 		t.Errorf("absent CRDs logged %d times; want at most once per resource", n)
 	}
 
-	crds, err := suite.env.InstallCRDs(kube.MachineCRDs()...)
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 		t.Fatal(err)
 	}
 	m1.Object["status"] = map[string]any{"nodeRef": map[string]any{"kind": "Node", "name": "pool-a-m1"}}
-	if _, err := machines.UpdateStatus(ctxT(t), m1, metav1.UpdateOptions{}); err != nil {
+	if _, err := machines.Update(ctxT(t), m1, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := suite.env.Client.CoreV1().Events("kube-system").Delete(ctxT(t), "m2-retry", metav1.DeleteOptions{}); err != nil {

@@ -77,5 +77,16 @@ func setup(m *testing.M) (int, error) {
 	}
 	// Goroutines of the control-plane clients started above are expected;
 	// anything the tests start beyond them must be gone when they finish.
-	return kube.RunLeakChecked(m), nil
+	code := kube.RunLeakChecked(m)
+	// Whatever tests ran, the simulator wrote none of machine-controller's
+	// resources in any of them.
+	events, err := kube.ReadAudit(log, 0)
+	if err != nil {
+		return 0, err
+	}
+	if writes := simulatorMachineWrites(events, time.Time{}); len(writes) > 0 {
+		fmt.Fprintln(os.Stderr, "the simulator wrote machine-controller's resources:", writes)
+		code = 1
+	}
+	return code, nil
 }

@@ -163,18 +163,27 @@ func TestFaults_APIServerRestartWithCompaction(t *testing.T) {
 	}
 }
 
-// restartWorld is machineWorld on another control plane: the CRDs and the
-// cluster simulator with one pool, pool-a, at one replica.
+// restartWorld is machineWorld on another control plane: the CRDs, the
+// real controllers and the simulated cloud with one pool, pool-a, at one
+// replica. The control plane is the test's own, so nothing is cleaned up
+// but the processes.
 func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	t.Helper()
-	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs); err != nil {
 		t.Fatal(err)
 	}
-	sim, err := clustersim.New(env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})
+	sim, err := clustersim.StartWorld(ctxT(t), env, t.TempDir(), clustersim.Options{JoinDelay: 300 * time.Millisecond}, kube.ControllerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(sim.Start(context.Background()))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(sim.Controllers.Output())
+		}
+		if err := sim.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
 	if err := sim.CreatePool(ctxT(t), "pool-a", 1, clustersim.PoolOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,10 @@ type AuditEvent struct {
 	User       struct {
 		Username string `json:"username"`
 	} `json:"user"`
+	// ImpersonatedUser is who the user acted as, if anyone.
+	ImpersonatedUser *struct {
+		Username string `json:"username"`
+	} `json:"impersonatedUser"`
 	ObjectRef *struct {
 		Resource, Namespace, Name, APIGroup, Subresource string
 	} `json:"objectRef"`
@@ -85,6 +89,15 @@ func ReadAudit(path string, offset int64) ([]AuditEvent, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// Actor is who made the request: the impersonated user if there was one,
+// else the authenticated user.
+func (e AuditEvent) Actor() string {
+	if e.ImpersonatedUser != nil {
+		return e.ImpersonatedUser.Username
+	}
+	return e.User.Username
 }
 
 // Resource is the resource a request was about, "" for a non-resource

@@ -14,23 +14,29 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// InventoryCRD is lok8s' ClusterInventory CRD in test/crds, which like the
-// others there is written from the contract.
+// InventoryCRD is lok8s' ClusterInventory CRD in test/crds, written from
+// the contract (lok8s publishes none that this repository may copy).
 const InventoryCRD = "lok8s.dev_clusterinventories.yaml"
 
-// MachineCRDs are machine-controller's three CRDs, which the observer reads
-// and the actor scales, heals and upgrades through; a fresh slice each call,
-// so a caller may append to it.
-func MachineCRDs() []string {
-	return []string{"cluster.k8s.io_machinedeployments.yaml", "cluster.k8s.io_machinesets.yaml", "cluster.k8s.io_machines.yaml"}
-}
+// MachineCRDs is the file of machine-controller's own three CRDs, which the
+// observer reads and the actor scales, heals and upgrades through, as
+// hack/machinecontroller.sh keeps it beside the controller it builds.
+const MachineCRDs = "machine-crds.yaml"
 
-// InstallCRDs creates the CRDs of test/crds named by file and waits until
-// they are served.
+// InstallCRDs creates the CRDs named by file and waits until they are
+// served: MachineCRDs from the machine-controller build, any other from
+// test/crds.
 func (e *Env) InstallCRDs(names ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	paths := make([]string, len(names))
 	for i, name := range names {
 		paths[i] = filepath.Join(e.Root, "test", "crds", name)
+		if name == MachineCRDs {
+			dir, err := MachineControllerAssets(e.Root)
+			if err != nil {
+				return nil, err
+			}
+			paths[i] = filepath.Join(dir, name)
+		}
 	}
 	return envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{Paths: paths, MaxTime: time.Minute})
 }

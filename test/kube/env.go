@@ -63,6 +63,7 @@ type Env struct {
 	Root   string // repository root
 
 	env       *envtest.Environment
+	assets    string      // the pinned control plane's binaries
 	restarted []*exec.Cmd // kube-apiservers started by RestartAPIServer
 }
 
@@ -116,7 +117,7 @@ func Start(opts Options) (*Env, error) {
 		_ = te.Stop()
 		return nil, err
 	}
-	e := &Env{Config: cfg, Client: client, Root: root, env: te}
+	e := &Env{Config: cfg, Client: client, Root: root, env: te, assets: assets}
 	if err := e.checkVersions(); err != nil {
 		_ = te.Stop()
 		return nil, err

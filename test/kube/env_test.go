@@ -82,3 +82,63 @@ func TestPinnedVersions_MatchTheBuildScript(t *testing.T) {
 		}
 	}
 }
+
+// The harness checks the stamp the build script writes; both name the
+// same machine-controller.
+func TestMachineControllerVersion_MatchesTheBuildScript(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "hack", "machinecontroller.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nMC_VERSION=" + MachineControllerVersion + "\n"; !strings.Contains(string(script), want) {
+		t.Errorf("hack/machinecontroller.sh lacks %q", strings.TrimSpace(want))
+	}
+}
+
+// The controllers' build is what the harness starts: machine-controller
+// v1.65.0 with this repository's patch, and a kube-controller-manager of
+// the apiserver's own version.
+func TestControllerAssets_ReportThePinnedVersions(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := MachineControllerAssets(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamp, err := os.ReadFile(filepath.Join(dir, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(stamp), "machine-controller v1.65.0+simcloud.") {
+		t.Errorf("machine-controller stamp %q, want v1.65.0 with the simcloud patch", stamp)
+	}
+	assets, err := Assets(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkKubeControllerManager(filepath.Join(assets, "kube-controller-manager")); err != nil {
+		t.Error(err)
+	}
+}
+
+// An override directory holding another build is refused, not started.
+func TestMachineControllerAssets_RefuseAnotherStamp(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "VERSION"), []byte("machine-controller v1.64.0+simcloud.000000000000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(MachineControllerAssetsEnv, dir)
+	if _, err := MachineControllerAssets(root); err == nil || !strings.Contains(err.Error(), "v1.64.0") {
+		t.Fatalf("assets stamped v1.64.0 gave %v, want a refusal naming the stamp", err)
+	}
+}

@@ -48,7 +48,7 @@ func setup(m *testing.M) (int, error) {
 	if suite.observerBin, suite.actorBin, err = kube.BuildAgents(env.Root, dir, false); err != nil {
 		return 0, err
 	}
-	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
+	if _, err := env.InstallCRDs(kube.MachineCRDs); err != nil {
 		return 0, err
 	}
 	return kube.RunLeakChecked(m), nil

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,7 +31,7 @@ const (
 // the apiserver alone runs none. A control-plane node, a shop's pods in
 // several phases, and a warning event give the view something to show.
 func seed(ctx context.Context, client kubernetes.Interface) error {
-	if err := controlPlaneNode(ctx, client, "cp-1"); err != nil {
+	if err := controlPlaneNode(ctx, client, controlPlaneName); err != nil {
 		return err
 	}
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
@@ -49,6 +52,9 @@ func seed(ctx context.Context, client kubernetes.Interface) error {
 	}, metav1.CreateOptions{})
 	return err
 }
+
+// controlPlaneName is the demo cluster's one control-plane node.
+const controlPlaneName = "cp-1"
 
 func controlPlaneNode(ctx context.Context, client kubernetes.Interface, name string) error {
 	labels := map[string]string{"node-role.kubernetes.io/control-plane": "", clustersim.InstanceTypeLabel: "cx22"}
@@ -78,28 +84,38 @@ func shopPod(ctx context.Context, client kubernetes.Interface, name string, phas
 	return err
 }
 
-// startMachines installs machine-controller's CRDs and runs the simulator
-// that plays it: workers-a with 2 machines, and workers-b whose one server
-// the cloud refuses to create. stop cancels the simulator and waits for it.
-func startMachines(ctx context.Context, env *kube.Env, join time.Duration) (world *clustersim.Sim, stop func(), err error) {
-	if _, err := env.InstallCRDs(kube.MachineCRDs()...); err != nil {
-		return nil, nil, err
+// startMachines installs machine-controller's CRDs and starts the real
+// controllers (kube-controller-manager, machine-controller and its webhook)
+// on a simulated cloud: workers-a with 2 machines, and workers-b whose one
+// server the cloud refuses to create. The controllers' output goes to
+// controllers.log in logDir. The control-plane node gets a kubelet too, so
+// kube-controller-manager sees it alive.
+func startMachines(ctx context.Context, env *kube.Env, dir, logDir string, join time.Duration) (*clustersim.World, error) {
+	if _, err := env.InstallCRDs(kube.MachineCRDs); err != nil {
+		return nil, err
 	}
-	world, err = clustersim.New(env.Config, clustersim.Options{JoinDelay: join, Kubelet: oldKubelet, Log: slog.New(slog.DiscardHandler)})
+	logFile, err := os.Create(filepath.Join(logDir, "controllers.log"))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	stop = world.Start(context.WithoutCancel(ctx))
-	world.FailCreates(brokenPool, "InsufficientResourcesError", "server type cpx51 is unavailable in location fsn1")
+	world, err := clustersim.StartWorld(ctx, env, dir,
+		clustersim.Options{JoinDelay: join, Kubelet: oldKubelet, Log: slog.New(slog.DiscardHandler)},
+		kube.ControllerOptions{Log: logFile})
+	if err != nil {
+		return nil, err
+	}
+	world.KeepAlive(controlPlaneName)
+	if err := world.FailCreates(brokenPool, "server type cpx51 is unavailable in location fsn1"); err != nil {
+		return nil, errors.Join(err, world.Stop())
+	}
 	for _, p := range []struct {
 		name     string
 		replicas int64
 		server   string
 	}{{poolName, 2, "cpx31"}, {brokenPool, 1, "cpx51"}} {
 		if err := world.CreatePool(ctx, p.name, p.replicas, clustersim.PoolOptions{Kubelet: oldKubelet, ServerType: p.server}); err != nil {
-			stop()
-			return nil, nil, err
+			return nil, errors.Join(err, world.Stop())
 		}
 	}
-	return world, stop, nil
+	return world, nil
 }

@@ -144,12 +144,13 @@ func (d *demo) run(ctx context.Context) error {
 	if err := seed(setup, env.Client); err != nil {
 		return err
 	}
-	d.say("Starting the simulated machine-controller: pool %s with 2 servers, pool %s whose server cannot be created", poolName, brokenPool)
-	world, stopWorld, err := startMachines(setup, env, d.pace.join)
+	d.say("Starting kube-controller-manager, machine-controller %s and its webhook on a simulated cloud: pool %s with 2 servers, pool %s whose server the cloud cannot create",
+		kube.MachineControllerVersion, poolName, brokenPool)
+	world, err := startMachines(setup, env, dir, d.logDir, d.pace.join)
 	if err != nil {
 		return err
 	}
-	d.later("Stopping the simulated machine-controller", stopWorld)
+	d.later("Stopping the controllers and the simulated kubelets", func() { _ = world.Stop() })
 
 	plat := newPlatform()
 	url, err := plat.sim.Start()
@@ -188,7 +189,7 @@ func (d *demo) run(ctx context.Context) error {
 
 // play shows the live view while the story runs, and stops the story when
 // an agent dies on its own.
-func (d *demo) play(ctx context.Context, plat *platform, world *clustersim.Sim, env *kube.Env, ags *agents) error {
+func (d *demo) play(ctx context.Context, plat *platform, world *clustersim.World, env *kube.Env, ags *agents) error {
 	if d.tty {
 		d.say("The live view starts now; Ctrl-C ends the demo at any time")
 		if err := sleep(ctx, 2*time.Second); err != nil {

@@ -15,7 +15,7 @@ import (
 // for what the platform should see because of it, at most pace.timeout.
 type story struct {
 	plat   *platform
-	world  *clustersim.Sim
+	world  *clustersim.World
 	client kubernetes.Interface
 	screen *screen
 	pace   pace

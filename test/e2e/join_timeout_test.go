@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
+	"kubehz.dev/agent/test/platformsim"
+)
+
+// machine-controller's own -join-cluster-timeout deletes Machines that never
+// join, the job of the actor's joinless heal. With both armed on the same
+// joinless Machines, within a second of each other (the controller's 30 s
+// timeout is checked on its one-minute requeue; the actor's startup window
+// is 60 s), each Machine is deleted once: the actor never deletes one the
+// controller already deleted, and never reports as its own a delete the
+// controller made. The pool's servers never boot (a fault of the simulated
+// cloud), so every replacement is joinless too and the race repeats.
+func TestHeal_TheControllersJoinTimeoutAndTheActorNeverDeleteAMachineTwice(t *testing.T) {
+	start := time.Now()
+	world, _ := machineWorldWith(t, clustersim.Options{JoinDelay: 300 * time.Millisecond},
+		kube.ControllerOptions{JoinClusterTimeout: 30 * time.Second})
+	ctx := ctxT(t)
+	world.HoldJoins("pool-b", true)
+	if err := world.CreatePool(ctx, "pool-b", 2, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sim := startSim(t, platformsim.Options{})
+	if err := sim.SetDesired(desiredDoc{Revision: 7, Execution: map[string]any{"healing": true}, Healing: healPolicy(2),
+		WorkerPools: []desiredPool{{Name: "pool-b", DesiredReplicas: 2}}}, `"7-1"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-join")
+
+	// Three minutes: about three generations of joinless Machines.
+	time.Sleep(3 * time.Minute)
+	world.HoldJoins("pool-b", false)
+	waitFor(t, "pool-b has 2 Ready workers once its servers boot", 3*time.Minute,
+		func() bool { return readyReplacement(t, world, "pool-b", 2, "") })
+
+	events, err := kube.ReadAudit(suite.auditLog, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type deleted struct{ actor, controller int }
+	byMachine := map[string]*deleted{}
+	var order []string
+	for _, e := range events {
+		if e.RequestReceived.Before(start) || e.Verb != "delete" || e.Resource() != "machines" ||
+			e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
+			continue
+		}
+		d := byMachine[e.ObjectRef.Name]
+		if d == nil {
+			d = &deleted{}
+			byMachine[e.ObjectRef.Name] = d
+		}
+		switch e.Actor() {
+		case kube.ActorUser:
+			if d.controller > 0 {
+				t.Errorf("the actor deleted Machine %s after machine-controller had deleted it", e.ObjectRef.Name)
+			}
+			d.actor++
+		case kube.MachineControllerUser:
+			d.controller++
+		}
+		order = append(order, e.Actor()+" "+e.ObjectRef.Name)
+	}
+	t.Logf("accepted Machine deletes, in order: %v", order)
+	var byActor, byController int
+	for name, d := range byMachine {
+		if d.actor > 1 {
+			t.Errorf("the actor deleted Machine %s %d times", name, d.actor)
+		}
+		if d.actor > 0 {
+			byActor++
+		}
+		if d.controller > 0 && d.actor == 0 {
+			byController++
+		}
+	}
+	// The stimulus was live: joinless Machines were deleted, more than
+	// one generation of them.
+	if len(byMachine) < 3 {
+		t.Fatalf("only %d joinless Machines were deleted in 3 minutes; want at least 3", len(byMachine))
+	}
+	t.Logf("%d Machines deleted by the actor, %d by machine-controller alone", byActor, byController)
+
+	// No report claims a delete the actor did not make.
+	for _, b := range sim.Beats() {
+		for _, a := range actionsOf(b) {
+			if a.Type != "heal" || a.Status != "done" || !strings.HasPrefix(a.Detail, "deleted Machine") {
+				continue
+			}
+			if d := byMachine[a.Target]; d == nil || d.actor == 0 {
+				t.Errorf("report %+v claims a delete, but the actor's delete of %s was never accepted", a, a.Target)
+			}
+		}
+	}
+}
