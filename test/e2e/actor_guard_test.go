@@ -106,7 +106,8 @@ func TestActor_RefusesWhatItMustNotTouch(t *testing.T) {
 // an enabled healing policy) with every execution flag off: no request
 // reaches the machine-controller APIs, nodes or pods, and no report rides
 // the beat. The control follows on the same cluster and actor: with the
-// flags turned on one at a time, each job acts.
+// flags turned on one at a time, each job acts. The dead worker's kubelet
+// reports NotReady dated 5 minutes back, so the test need not wait them out.
 func TestActor_EveryFlagOffMeansNoRequestAndNoReport(t *testing.T) {
 	start := time.Now()
 	world, mds := machineWorld(t)

@@ -18,7 +18,10 @@ import (
 // document asking for maxUnhealthy 1000, the contract's ceiling: four dead
 // workers are a storm at 3, so nothing is deleted, and the platform is told
 // the local limit replaced what it asked. The control: one worker recovers,
-// three remain dead, and the same actor deletes exactly those three.
+// three remain dead, and the same actor deletes exactly those three. The
+// deaths are dated 10 minutes back (the kubelets stop, and the Nodes are
+// written Unknown as kube-controller-manager would have written them then);
+// the recovery is the kubelet starting again.
 func TestHeal_LocalMaxInFlightHoldsAgainstADocumentAskingForMore(t *testing.T) {
 	start := time.Now()
 	world, _ := machineWorld(t)

@@ -186,6 +186,9 @@ func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *t
 // against maxUnhealthy 1 is an outage, not three broken machines. Every
 // candidate is reported with the storm-brake text and nothing is deleted.
 // The control: the next revision allows 3, and the same nodes are healed.
+// The deaths are dated 10 minutes back (the kubelets stop, and the Nodes
+// are written Unknown as kube-controller-manager would have written them
+// then), so the test need not wait out the unhealthy window.
 func TestHeal_StormBrakeDeletesNothingUntilTheLimitAllows(t *testing.T) {
 	start := time.Now()
 	world, _ := machineWorld(t)
@@ -244,7 +247,8 @@ func TestHeal_StormBrakeDeletesNothingUntilTheLimitAllows(t *testing.T) {
 // TestHeal_WithoutTheMachinesDeleteRuleFailsClosedWhileScalingWorks removes
 // only the Machine delete rule from deploy/actor's Role: the heal is refused
 // by the apiserver and reported with the missing permission, while the same
-// document's scaling still lands.
+// document's scaling still lands. The victim's kubelet reports NotReady,
+// dated 5 minutes back so the test need not wait them out.
 func TestHeal_WithoutTheMachinesDeleteRuleFailsClosedWhileScalingWorks(t *testing.T) {
 	world, mds := machineWorld(t)
 	ctx := ctxT(t)

@@ -90,23 +90,28 @@ func shopPod(ctx context.Context, client kubernetes.Interface, name string, phas
 // server the cloud refuses to create. The controllers' output goes to
 // controllers.log in logDir. The control-plane node gets a kubelet too, so
 // kube-controller-manager sees it alive.
-func startMachines(ctx context.Context, env *kube.Env, dir, logDir string, join time.Duration) (*clustersim.World, error) {
+func startMachines(ctx context.Context, env *kube.Env, dir, logDir string, join time.Duration) (world *clustersim.World, stop func(), err error) {
 	if _, err := env.InstallCRDs(kube.MachineCRDs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	logFile, err := os.Create(filepath.Join(logDir, "controllers.log"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	world, err := clustersim.StartWorld(ctx, env, dir,
+	world, err = clustersim.StartWorld(ctx, env, dir,
 		clustersim.Options{JoinDelay: join, Kubelet: oldKubelet, Log: slog.New(slog.DiscardHandler)},
 		kube.ControllerOptions{Log: logFile})
 	if err != nil {
-		return nil, err
+		return nil, nil, errors.Join(err, logFile.Close())
+	}
+	stop = func() {
+		_ = world.Stop()
+		_ = logFile.Close()
 	}
 	world.KeepAlive(controlPlaneName)
 	if err := world.FailCreates(brokenPool, "server type cpx51 is unavailable in location fsn1"); err != nil {
-		return nil, errors.Join(err, world.Stop())
+		stop()
+		return nil, nil, err
 	}
 	for _, p := range []struct {
 		name     string
@@ -114,8 +119,9 @@ func startMachines(ctx context.Context, env *kube.Env, dir, logDir string, join 
 		server   string
 	}{{poolName, 2, "cpx31"}, {brokenPool, 1, "cpx51"}} {
 		if err := world.CreatePool(ctx, p.name, p.replicas, clustersim.PoolOptions{Kubelet: oldKubelet, ServerType: p.server}); err != nil {
-			return nil, errors.Join(err, world.Stop())
+			stop()
+			return nil, nil, err
 		}
 	}
-	return world, nil
+	return world, stop, nil
 }

@@ -146,11 +146,11 @@ func (d *demo) run(ctx context.Context) error {
 	}
 	d.say("Starting kube-controller-manager, machine-controller %s and its webhook on a simulated cloud: pool %s with 2 servers, pool %s whose server the cloud cannot create",
 		kube.MachineControllerVersion, poolName, brokenPool)
-	world, err := startMachines(setup, env, dir, d.logDir, d.pace.join)
+	world, stopWorld, err := startMachines(setup, env, dir, d.logDir, d.pace.join)
 	if err != nil {
 		return err
 	}
-	d.later("Stopping the controllers and the simulated kubelets", func() { _ = world.Stop() })
+	d.later("Stopping the controllers and the simulated kubelets", stopWorld)
 
 	plat := newPlatform()
 	url, err := plat.sim.Start()
