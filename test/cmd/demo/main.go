@@ -1,7 +1,8 @@
 // Command demo runs kubehz-agent locally and plays a scripted story: a real
-// kube-apiserver and etcd, the platform simulator, a small simulated
-// cluster (machine-controller and kubelets played by test/clustersim), the
-// observer and two actor replicas under their own ServiceAccounts with the
+// kube-apiserver and etcd, the real kube-controller-manager and
+// machine-controller with its webhook, a simulated cloud and kubelets
+// (test/clustersim), the platform simulator, the observer and two actor
+// replicas under their own ServiceAccounts with the
 // RBAC from deploy/. A live view shows what the platform sees in each
 // heartbeat while the platform scales a pool, a worker dies and is healed, a
 // pool is upgraded node by node, and the actor's Deployment is deleted. It
