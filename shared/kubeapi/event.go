@@ -5,8 +5,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Event is a v1 Event as the heartbeat reads it. Its source, related
 // object, action and reporting fields are stepped over.
@@ -36,6 +37,8 @@ type ObjectReference struct {
 type EventSeries struct {
 	LastObservedTime metav1.MicroTime `json:"lastObservedTime,omitempty"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // EventList is a v1 EventList of Events.
 type EventList struct {
@@ -129,33 +132,3 @@ func (e *Event) Reset() { *e = Event{} }
 
 // Reset is called by the protobuf serializer before Unmarshal.
 func (l *EventList) Reset() { *l = EventList{} }
-
-// DeepCopyInto copies e into out.
-func (e *Event) DeepCopyInto(out *Event) {
-	*out = *e
-	e.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	e.LastTimestamp.DeepCopyInto(&out.LastTimestamp)
-	e.EventTime.DeepCopyInto(&out.EventTime)
-	if e.Series != nil {
-		out.Series = &EventSeries{}
-		e.Series.LastObservedTime.DeepCopyInto(&out.Series.LastObservedTime)
-	}
-}
-
-// DeepCopy copies e; defined so that the embedded metadata's is not promoted.
-func (e *Event) DeepCopy() *Event { return deepCopy(e) }
-
-// DeepCopyObject implements runtime.Object.
-func (e *Event) DeepCopyObject() runtime.Object { return e.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *EventList) DeepCopyInto(out *EventList) {
-	*out = EventList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *EventList) DeepCopy() *EventList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *EventList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

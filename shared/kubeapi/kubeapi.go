@@ -1,16 +1,3 @@
-// Package kubeapi is the part of the built-in Kubernetes API the observer
-// reads, on client-go's REST client, with kinds of its own that hold only
-// the fields the agent reads or writes.
-//
-// client-go's generated clientset registers every built-in API group when the
-// process starts, whether or not it is used: that init work and the code it
-// touches held about 10 MiB of the observer's resident memory before it read
-// a single object, and k8s.io/api/core/v1 alone, which registers every core
-// kind, a further 3.3 MB of binary and about 1.8 MiB resident (test/bench
-// measures the resident figures). Nodes, events and pods, which a cluster
-// has thousands of, come in protobuf and are read by partial decoders
-// (wire.go); the few others come in JSON. The actor still links the
-// clientset, because tools/leaderelection does.
 package kubeapi
 
 import (
@@ -57,6 +44,8 @@ func init() {
 	phaseScheme.AddKnownTypeWithName(coreV1.WithKind("PodList"), &PodPhaseList{})
 	metav1.AddToGroupVersion(phaseScheme, coreV1)
 }
+
+// +k8s:deepcopy-gen=false
 
 // Client reaches the built-in groups the observer reads. Its REST clients
 // share one HTTP transport and one rate limiter, as a clientset's do.
@@ -165,6 +154,8 @@ func (c *Client) CertificateSigningRequests() Resource[*CertificateSigningReques
 	return newResource(c.certificates, "certificatesigningrequests", "",
 		&CertificateSigningRequest{}, &CertificateSigningRequestList{})
 }
+
+// +k8s:deepcopy-gen=false
 
 // Resource reads one kind of object. Its methods have the signatures of
 // client-go's typed clients, so unit tests can serve a fake clientset

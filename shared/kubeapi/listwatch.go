@@ -22,6 +22,8 @@ type Getter[T runtime.Object] interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
 }
 
+// +k8s:deepcopy-gen=false
+
 // Selectors narrow what a ListWatch sees, on the apiserver.
 type Selectors struct {
 	Field, Label string

@@ -6,8 +6,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Node is a v1 Node as the heartbeat reads it: its key and labels, the cpu
 // and memory of its capacity, its conditions and its kubelet's version. The
@@ -36,6 +37,8 @@ type Condition struct {
 	Type   string `json:"type"`
 	Status string `json:"status"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // NodeList is a v1 NodeList of Nodes.
 type NodeList struct {
@@ -133,34 +136,3 @@ func (n *Node) Reset() { *n = Node{} }
 
 // Reset is called by the protobuf serializer before Unmarshal.
 func (l *NodeList) Reset() { *l = NodeList{} }
-
-// DeepCopyInto copies n into out.
-func (n *Node) DeepCopyInto(out *Node) {
-	out.TypeMeta = n.TypeMeta
-	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Status = NodeStatus{NodeInfo: n.Status.NodeInfo, Conditions: slices.Clone(n.Status.Conditions)}
-	if n.Status.Capacity != nil {
-		out.Status.Capacity = make(map[string]resource.Quantity, len(n.Status.Capacity))
-		for k, q := range n.Status.Capacity {
-			out.Status.Capacity[k] = q.DeepCopy()
-		}
-	}
-}
-
-// DeepCopy copies n; defined so that the embedded metadata's is not promoted.
-func (n *Node) DeepCopy() *Node { return deepCopy(n) }
-
-// DeepCopyObject implements runtime.Object.
-func (n *Node) DeepCopyObject() runtime.Object { return n.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *NodeList) DeepCopyInto(out *NodeList) {
-	*out = NodeList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *NodeList) DeepCopy() *NodeList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *NodeList) DeepCopyObject() runtime.Object { return l.DeepCopy() }

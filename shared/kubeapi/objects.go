@@ -1,17 +1,15 @@
 package kubeapi
 
 import (
-	"maps"
-	"slices"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // The kinds below are few and small (one ConfigMap, one Lease, the
 // identity Secret, the kube-system pods, the CSRs), so they travel as JSON
 // and decode into these structs, which name only the fields the agent
 // reads or writes; the apiserver's other fields are ignored on the way in.
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // ConfigMap is a v1 ConfigMap.
 type ConfigMap struct {
@@ -20,12 +18,16 @@ type ConfigMap struct {
 	Data              map[string]string `json:"data,omitempty"`
 }
 
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
 // ConfigMapList is a v1 ConfigMapList.
 type ConfigMapList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ConfigMap `json:"items"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Secret is a v1 Secret.
 type Secret struct {
@@ -39,12 +41,16 @@ type Secret struct {
 // SecretTypeOpaque is the type of a Secret of arbitrary keys.
 const SecretTypeOpaque = "Opaque"
 
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
 // SecretList is a v1 SecretList.
 type SecretList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Secret `json:"items"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Lease is a coordination.k8s.io/v1 Lease.
 type Lease struct {
@@ -61,12 +67,16 @@ type LeaseSpec struct {
 	RenewTime            *metav1.MicroTime `json:"renewTime,omitempty"`
 }
 
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
 // LeaseList is a coordination.k8s.io/v1 LeaseList.
 type LeaseList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Lease `json:"items"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // CertificateSigningRequest is a certificates.k8s.io/v1
 // CertificateSigningRequest as the health view reads it.
@@ -89,6 +99,8 @@ const (
 	CertificateFailed   = "Failed"
 )
 
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
 // CertificateSigningRequestList is a certificates.k8s.io/v1
 // CertificateSigningRequestList.
 type CertificateSigningRequestList struct {
@@ -96,6 +108,8 @@ type CertificateSigningRequestList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []CertificateSigningRequest `json:"items"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Pod is a v1 Pod as the health view reads a control-plane static pod.
 type Pod struct {
@@ -109,6 +123,8 @@ type PodStatus struct {
 	Phase      string      `json:"phase,omitempty"`
 	Conditions []Condition `json:"conditions,omitempty"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // PodList is a v1 PodList.
 type PodList struct {
@@ -131,166 +147,3 @@ const (
 	ConditionTrue  = "True"
 	ConditionFalse = "False"
 )
-
-// DeepCopyInto copies c into out.
-func (c *ConfigMap) DeepCopyInto(out *ConfigMap) {
-	out.TypeMeta, out.Data = c.TypeMeta, maps.Clone(c.Data)
-	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-}
-
-// DeepCopyInto copies s into out.
-func (s *Secret) DeepCopyInto(out *Secret) {
-	out.TypeMeta, out.Type, out.Immutable = s.TypeMeta, s.Type, clonePtr(s.Immutable)
-	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Data = nil
-	if s.Data != nil {
-		out.Data = make(map[string][]byte, len(s.Data))
-		for k, v := range s.Data {
-			out.Data[k] = slices.Clone(v)
-		}
-	}
-}
-
-// DeepCopyInto copies l into out.
-func (l *Lease) DeepCopyInto(out *Lease) {
-	out.TypeMeta = l.TypeMeta
-	l.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = LeaseSpec{HolderIdentity: clonePtr(l.Spec.HolderIdentity), LeaseDurationSeconds: clonePtr(l.Spec.LeaseDurationSeconds),
-		RenewTime: l.Spec.RenewTime.DeepCopy()}
-}
-
-// DeepCopyInto copies c into out.
-func (c *CertificateSigningRequest) DeepCopyInto(out *CertificateSigningRequest) {
-	out.TypeMeta = c.TypeMeta
-	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Status = CSRStatus{Conditions: slices.Clone(c.Status.Conditions), Certificate: slices.Clone(c.Status.Certificate)}
-}
-
-// DeepCopyInto copies p into out.
-func (p *Pod) DeepCopyInto(out *Pod) {
-	out.TypeMeta = p.TypeMeta
-	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Status = PodStatus{Phase: p.Status.Phase, Conditions: slices.Clone(p.Status.Conditions)}
-}
-
-// DeepCopy copies c; defined so that the embedded metadata's is not promoted.
-func (c *ConfigMap) DeepCopy() *ConfigMap { return deepCopy(c) }
-
-// DeepCopyObject implements runtime.Object.
-func (c *ConfigMap) DeepCopyObject() runtime.Object { return c.DeepCopy() }
-
-// DeepCopy copies s; defined so that the embedded metadata's is not promoted.
-func (s *Secret) DeepCopy() *Secret { return deepCopy(s) }
-
-// DeepCopyObject implements runtime.Object.
-func (s *Secret) DeepCopyObject() runtime.Object { return s.DeepCopy() }
-
-// DeepCopy copies l; defined so that the embedded metadata's is not promoted.
-func (l *Lease) DeepCopy() *Lease { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *Lease) DeepCopyObject() runtime.Object { return l.DeepCopy() }
-
-// DeepCopy copies c; defined so that the embedded metadata's is not promoted.
-func (c *CertificateSigningRequest) DeepCopy() *CertificateSigningRequest { return deepCopy(c) }
-
-// DeepCopyObject implements runtime.Object.
-func (c *CertificateSigningRequest) DeepCopyObject() runtime.Object { return c.DeepCopy() }
-
-// DeepCopy copies p; defined so that the embedded metadata's is not promoted.
-func (p *Pod) DeepCopy() *Pod { return deepCopy(p) }
-
-// DeepCopyObject implements runtime.Object.
-func (p *Pod) DeepCopyObject() runtime.Object { return p.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *ConfigMapList) DeepCopyInto(out *ConfigMapList) {
-	*out = ConfigMapList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *ConfigMapList) DeepCopy() *ConfigMapList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *ConfigMapList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *SecretList) DeepCopyInto(out *SecretList) {
-	*out = SecretList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *SecretList) DeepCopy() *SecretList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *SecretList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *LeaseList) DeepCopyInto(out *LeaseList) {
-	*out = LeaseList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *LeaseList) DeepCopy() *LeaseList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *LeaseList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *CertificateSigningRequestList) DeepCopyInto(out *CertificateSigningRequestList) {
-	*out = CertificateSigningRequestList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *CertificateSigningRequestList) DeepCopy() *CertificateSigningRequestList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *CertificateSigningRequestList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *PodList) DeepCopyInto(out *PodList) {
-	*out = PodList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *PodList) DeepCopy() *PodList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *PodList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
-
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// copier is a pointer to a kind of this package.
-type copier[T any] interface {
-	*T
-	DeepCopyInto(*T)
-}
-
-func deepCopy[T any, P copier[T]](in P) P {
-	out := P(new(T))
-	in.DeepCopyInto(out)
-	return out
-}
-
-// copyItems deep-copies a list's items.
-func copyItems[T any, P copier[T]](in []T) []T {
-	if in == nil {
-		return nil
-	}
-	out := make([]T, len(in))
-	for i := range in {
-		P(&in[i]).DeepCopyInto(&out[i])
-	}
-	return out
-}

@@ -3,8 +3,9 @@ package kubeapi
 import (
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // PodPhase is a Pod as the observer's counts read it: name, namespace,
 // resource version and phase. The apiserver sends the whole pod; its
@@ -28,36 +29,14 @@ type PodPhaseStatus struct {
 	Phase string `json:"phase,omitempty"`
 }
 
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
 // PodPhaseList is a PodList of PodPhases.
 type PodPhaseList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []PodPhase `json:"items"`
 }
-
-// DeepCopyInto copies p into out.
-func (p *PodPhase) DeepCopyInto(out *PodPhase) {
-	out.TypeMeta, out.Status = p.TypeMeta, p.Status
-	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-}
-
-// DeepCopy copies p; defined so that the embedded metadata's is not promoted.
-func (p *PodPhase) DeepCopy() *PodPhase { return deepCopy(p) }
-
-// DeepCopyObject implements runtime.Object.
-func (p *PodPhase) DeepCopyObject() runtime.Object { return p.DeepCopy() }
-
-// DeepCopyInto copies l into out; defined, as DeepCopy is, so that the
-// embedded list metadata's is not promoted in its name.
-func (l *PodPhaseList) DeepCopyInto(out *PodPhaseList) {
-	*out = PodPhaseList{TypeMeta: l.TypeMeta, ListMeta: *l.ListMeta.DeepCopy(), Items: copyItems(l.Items)}
-}
-
-// DeepCopy copies l.
-func (l *PodPhaseList) DeepCopy() *PodPhaseList { return deepCopy(l) }
-
-// DeepCopyObject implements runtime.Object.
-func (l *PodPhaseList) DeepCopyObject() runtime.Object { return l.DeepCopy() }
 
 // Reset is called by the protobuf serializer before Unmarshal.
 func (p *PodPhase) Reset() { *p = PodPhase{} }
