@@ -100,8 +100,11 @@ func (e *Event) Unmarshal(b []byte) error {
 			if e.Series == nil { // a repeated message merges, as protobuf's do
 				e.Series = &EventSeries{}
 			}
-			return eachField(v, "EventSeries", seriesFields, func(_ protowire.Number, v []byte) error {
-				return e.Series.LastObservedTime.Unmarshal(v)
+			return eachField(v, "EventSeries", seriesFields, func(num protowire.Number, v []byte) error {
+				if num == seriesLastObservedTime {
+					return e.Series.LastObservedTime.Unmarshal(v)
+				}
+				return nil
 			})
 		}
 		return nil
@@ -115,7 +118,7 @@ func (r *ObjectReference) unmarshal(b []byte) error {
 			r.Kind = string(v)
 		case referenceNamespace:
 			r.Namespace = string(v)
-		default:
+		case referenceName:
 			r.Name = string(v)
 		}
 		return nil

@@ -55,29 +55,33 @@ const (
 
 // Fields of k8s.io/api/core/v1's Node that Node reads.
 const (
-	nodeStatus                     = 3
-	nodeStatusCapacity             = 1
-	nodeStatusConditions           = 4
-	nodeStatusNodeInfo             = 7
-	conditionType, conditionStatus = 1, 2
-	nodeInfoKubeletVersion         = 7
+	nodeStatus             = 3
+	nodeStatusCapacity     = 1
+	nodeStatusConditions   = 4
+	nodeStatusNodeInfo     = 7
+	nodeConditionType      = 1
+	nodeConditionStatus    = 2
+	nodeInfoKubeletVersion = 7
 )
 
 var (
 	nodeFields       = []field{{objectMetadata, lenType}, {nodeStatus, lenType}}
 	nodeMetaFields   = append(slices.Clip(keyFields), field{metaLabels, lenType})
 	nodeStatusFields = []field{{nodeStatusCapacity, lenType}, {nodeStatusConditions, lenType}, {nodeStatusNodeInfo, lenType}}
-	conditionFields  = []field{{conditionType, lenType}, {conditionStatus, lenType}}
+	conditionFields  = []field{{nodeConditionType, lenType}, {nodeConditionStatus, lenType}}
 	nodeInfoFields   = []field{{nodeInfoKubeletVersion, lenType}}
 )
 
 // Unmarshal decodes a protobuf Node, keeping only what Node holds.
 func (n *Node) Unmarshal(b []byte) error {
 	return eachField(b, "Node", nodeFields, func(num protowire.Number, v []byte) error {
-		if num == objectMetadata {
+		switch num {
+		case objectMetadata:
 			return unmarshalMeta(&n.ObjectMeta, v, nodeMetaFields)
+		case nodeStatus:
+			return n.Status.unmarshal(v)
 		}
-		return n.Status.unmarshal(v)
+		return nil
 	})
 }
 
@@ -103,9 +107,11 @@ func (s *NodeStatus) unmarshal(b []byte) error {
 				return err
 			}
 			s.Conditions = append(s.Conditions, c)
-		default:
-			return eachField(v, "NodeSystemInfo", nodeInfoFields, func(_ protowire.Number, v []byte) error {
-				s.NodeInfo.KubeletVersion = string(v)
+		case nodeStatusNodeInfo:
+			return eachField(v, "NodeSystemInfo", nodeInfoFields, func(num protowire.Number, v []byte) error {
+				if num == nodeInfoKubeletVersion {
+					s.NodeInfo.KubeletVersion = string(v)
+				}
 				return nil
 			})
 		}
@@ -113,13 +119,17 @@ func (s *NodeStatus) unmarshal(b []byte) error {
 	})
 }
 
-// unmarshal reads the type and status of any kind's condition: every
-// built-in condition type numbers them 1 and 2.
+// unmarshal reads a NodeCondition's type and status, its fields 1 and 2.
+// It is for node conditions only: kinds number their conditions' fields
+// differently (a CertificateSigningRequestCondition's 2 is its reason and 6
+// its status), and the CSRs and Pods this package reads travel as JSON,
+// where Condition's json tags apply.
 func (c *Condition) unmarshal(b []byte) error {
 	return eachField(b, "condition", conditionFields, func(num protowire.Number, v []byte) error {
-		if num == conditionType {
+		switch num {
+		case nodeConditionType:
 			c.Type = string(v)
-		} else {
+		case nodeConditionStatus:
 			c.Status = string(v)
 		}
 		return nil

@@ -58,13 +58,18 @@ var (
 // Unmarshal decodes a protobuf Pod, keeping only what PodPhase holds.
 func (p *PodPhase) Unmarshal(b []byte) error {
 	return eachField(b, "Pod", podFields, func(num protowire.Number, v []byte) error {
-		if num == objectMetadata {
+		switch num {
+		case objectMetadata:
 			return unmarshalMeta(&p.ObjectMeta, v, keyFields)
+		case podStatus:
+			return eachField(v, "PodStatus", podStatusFields, func(num protowire.Number, v []byte) error {
+				if num == podStatusPhase {
+					p.Status.Phase = string(v)
+				}
+				return nil
+			})
 		}
-		return eachField(v, "PodStatus", podStatusFields, func(_ protowire.Number, v []byte) error {
-			p.Status.Phase = string(v)
-			return nil
-		})
+		return nil
 	})
 }
 

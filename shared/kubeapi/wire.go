@@ -146,9 +146,10 @@ func unmarshalAnnotation(m *metav1.ObjectMeta, b []byte) error {
 // payload of T.
 func unmarshalMapEntry(b []byte, what string) (key, value []byte, err error) {
 	err = eachField(b, what, mapEntry, func(num protowire.Number, v []byte) error {
-		if num == mapEntryKey {
+		switch num {
+		case mapEntryKey:
 			key = v
-		} else {
+		case mapEntryValue:
 			value = v
 		}
 		return nil
@@ -162,10 +163,13 @@ func unmarshalList[T any, P interface {
 	Unmarshal([]byte) error
 }](b []byte, kind string, meta *metav1.ListMeta, items *[]T) error {
 	return eachField(b, kind+"List", listFields, func(num protowire.Number, v []byte) error {
-		if num == listMetadata {
+		switch num {
+		case listMetadata:
 			return meta.Unmarshal(v)
+		case listItems:
+			*items = append(*items, *new(T))
+			return P(&(*items)[len(*items)-1]).Unmarshal(v)
 		}
-		*items = append(*items, *new(T))
-		return P(&(*items)[len(*items)-1]).Unmarshal(v)
+		return nil
 	})
 }
