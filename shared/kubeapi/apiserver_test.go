@@ -7,17 +7,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
 // apiserverCodec encodes core/v1 objects as the apiserver sends them in
 // protobuf: each in its envelope, and a watch stream as length-delimited
-// bare WatchEvents around such objects.
+// bare WatchEvents around such objects; and in JSON.
 type apiserverCodec struct {
-	t        *testing.T
-	scheme   *runtime.Scheme
-	enc, raw runtime.Encoder
+	t              *testing.T
+	scheme         *runtime.Scheme
+	enc, raw, json runtime.Encoder
 }
 
 func newAPIServerCodec(t *testing.T) apiserverCodec {
@@ -28,11 +29,23 @@ func newAPIServerCodec(t *testing.T) apiserverCodec {
 	}
 	metav1.AddToGroupVersion(full, corev1.SchemeGroupVersion)
 	return apiserverCodec{t: t, scheme: full,
-		enc: protobuf.NewSerializer(full, full), raw: protobuf.NewRawSerializer(full, full)}
+		enc: protobuf.NewSerializer(full, full), raw: protobuf.NewRawSerializer(full, full),
+		json: json.NewSerializerWithOptions(json.DefaultMetaFactory, full, full, json.SerializerOptions{})}
 }
 
-// object encodes obj with its kind set, as the apiserver writes it.
+// object encodes obj in protobuf with its kind set, as the apiserver writes it.
 func (c apiserverCodec) object(obj runtime.Object) []byte {
+	c.t.Helper()
+	return c.encode(c.enc, obj)
+}
+
+// jsonObject encodes obj in JSON with its kind set, as the apiserver writes it.
+func (c apiserverCodec) jsonObject(obj runtime.Object) []byte {
+	c.t.Helper()
+	return c.encode(c.json, obj)
+}
+
+func (c apiserverCodec) encode(enc runtime.Encoder, obj runtime.Object) []byte {
 	c.t.Helper()
 	obj = obj.DeepCopyObject()
 	kinds, _, err := c.scheme.ObjectKinds(obj)
@@ -40,7 +53,7 @@ func (c apiserverCodec) object(obj runtime.Object) []byte {
 		c.t.Fatal(err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(kinds[0])
-	b, err := runtime.Encode(c.enc, obj)
+	b, err := runtime.Encode(enc, obj)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -123,8 +123,8 @@ func (c *Client) Pods(namespace string) Resource[*Pod, *PodList] {
 }
 
 // PodPhases are the pods in namespace ("" is every namespace), decoded to
-// name, namespace, resource version and phase only (a JSON answer, which
-// only a server without protobuf would give, keeps the whole metadata).
+// name, namespace, resource version and phase only, in protobuf or in the
+// JSON a server without protobuf sends.
 func (c *Client) PodPhases(namespace string) Resource[*PodPhase, *PodPhaseList] {
 	return newResource(c.podPhases, "pods", namespace, &PodPhase{}, &PodPhaseList{})
 }
