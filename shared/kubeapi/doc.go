@@ -20,16 +20,16 @@
 // The kinds are frozen at those here: Node, Event and Pod (as PodPhase) in
 // protobuf, and ConfigMap, Secret, Lease, CertificateSigningRequest and Pod
 // in JSON. A kind may gain a field the agent starts to read; in a protobuf
-// kind, its number is then pinned in fieldnumbers_test.go and the fuzz
-// targets cover it. Stop extending the package, and go back to k8s.io/api's
-// types and client-go's typed clients, when any of these holds:
+// kind, fieldnumbers_test.go fails until the field's number is pinned, and
+// the fuzz targets' expectations (asNode, asEvent, asPhase) must read it
+// too. Stop extending the package, and go back to k8s.io/api's types and
+// client-go's typed clients, when any of these holds:
 //
 //   - The agent needs another kind. Each kind here is a copy of part of an
 //     API schema that only this repository keeps.
-//   - The agent must update or patch an object it read. These kinds drop
-//     every field they do not name, so writing one back would erase the
-//     rest. The one write, creating the identity Secret, names every field
-//     the Secret gets.
+//   - The agent must update an object it read. These kinds drop every field
+//     they do not name, so an Update would erase the rest. The one write,
+//     creating the identity Secret, names every field the Secret gets.
 //   - The observer links a k8s.io/api package anyway (test/release's
 //     TestObserver_LinksNoAPITypesPackage says so): the memory this package
 //     saves is then spent all the same.
