@@ -65,7 +65,8 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)},
 		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk, log, signal)
 	// The verdict write-back runs on the sender's verdict goroutine, never on
-	// its send path (G-16); it gets its own deadline inside Apply.
+	// its send path (docs/contract.md#g-16); it gets its own deadline inside
+	// Apply.
 	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,
 		func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) })
 	o.sender.OnOutcome(state.delivered)

@@ -1,6 +1,6 @@
-// Package desired is the platform's desired-state document
-// and the client-side validation that rejects it whole (§3.5). A document
-// that fails here authorizes nothing: the actor stays report-only.
+// Package desired is the platform's desired-state document and the client-side
+// validation that rejects it whole (docs/contract.md#desired-validation). A
+// document that fails here authorizes nothing: the actor stays report-only.
 package desired
 
 import (
@@ -12,12 +12,14 @@ import (
 	"strings"
 )
 
-// MaxBytes is the largest body the platform client reads (§3.1); Decode
-// refuses anything longer rather than trust a truncated document.
+// MaxBytes is the largest body the platform client reads
+// (docs/contract.md#desired-request); Decode refuses anything longer rather
+// than trust a truncated document.
 const MaxBytes = 1 << 20
 
-// Bounds of §3.5, wider than the platform's own (maxUnhealthy ≤ 100, seconds
-// ≤ 86400), so a server change does not stop the agent, while nonsense does.
+// Bounds of docs/contract.md#desired-validation, wider than the platform's own
+// (maxUnhealthy ≤ 100, seconds ≤ 86400), so a server change does not stop the
+// agent, while nonsense does.
 const (
 	MaxUnhealthyLimit = 1000
 	MaxSecondsLimit   = 1_000_000
@@ -132,7 +134,8 @@ func Decode(body []byte) (Document, error) {
 	return d, nil
 }
 
-// Validate applies §3.5 and names every violation at once.
+// Validate applies docs/contract.md#desired-validation and names every
+// violation at once.
 func (d Document) Validate() error {
 	var bad []string
 	if d.Revision < 0 {
@@ -164,8 +167,9 @@ func (d Document) Validate() error {
 // the policy must both say yes.
 func (d Document) HealingArmed() bool { return d.Execution.Healing && d.Healing.Enabled }
 
-// LogValue is the line logged on every 200 (§3.5): what the document
-// authorizes, without the pool list.
+// LogValue is the line logged on every 200
+// (docs/contract.md#desired-validation): what the document authorizes, without
+// the pool list.
 func (d Document) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.Int64("revision", d.Revision),

@@ -15,7 +15,8 @@ import (
 	"kubehz.dev/agent/shared/token"
 )
 
-// DefaultTimeout bounds one whole request, body read included (§0).
+// DefaultTimeout bounds one whole request, body read included
+// (docs/contract.md#conventions).
 const DefaultTimeout = 15 * time.Second
 
 // Credentials hands out the agent token. It is the only thing the client

@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// maxDesiredBytes caps the desired-state document (§3.1).
+// maxDesiredBytes caps the desired-state document
+// (docs/contract.md#desired-request).
 const maxDesiredBytes = 1 << 20
 
 // DesiredResponse is one answer from the desired-state endpoint, undecoded.
@@ -23,9 +24,10 @@ type DesiredResponse struct {
 	ContentType string
 }
 
-// GetDesired fetches the desired-state document, conditionally when etag is
-// not "" (§3.1). Errors follow PostHeartbeat's; a 2xx body over the cap is
-// an error too, since a truncated document must never be acted on.
+// GetDesired fetches the desired-state document, conditionally when etag is not
+// "" (docs/contract.md#desired-request). Errors follow PostHeartbeat's; a 2xx
+// body over the cap is an error too, since a truncated document must never be
+// acted on.
 func (c *Client) GetDesired(ctx context.Context, etag string) (DesiredResponse, error) {
 	header := http.Header{}
 	if etag != "" {

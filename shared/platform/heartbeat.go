@@ -10,13 +10,14 @@ import (
 )
 
 // maxVerdictBytes is how much of a 2xx heartbeat body is read for the
-// availableUpdates verdict (§1.8). A longer body carries no verdict.
+// availableUpdates verdict (docs/contract.md#available-updates). A longer body
+// carries no verdict.
 const maxVerdictBytes = 128 << 10
 
-// PostHeartbeat sends one encoded payload (§1.1). Any 2xx is a delivered
-// beat, whatever its body says; the Verdict is a by-product and a body the
-// client cannot read simply carries none. Errors are *StatusError (or
-// *RedirectError) for an answer, anything else for a failed exchange.
+// PostHeartbeat sends one encoded payload (docs/contract.md#heartbeat). Any 2xx
+// is a delivered beat, whatever its body says; the Verdict is a by-product and
+// a body the client cannot read simply carries none. Errors are *StatusError
+// (or *RedirectError) for an answer, anything else for a failed exchange.
 func (c *Client) PostHeartbeat(ctx context.Context, body []byte) (Verdict, error) {
 	resp, err := c.send(ctx, request{
 		op:     "send heartbeat",

@@ -14,7 +14,8 @@ import (
 // snapshots they may share with other beats (the inventory manager's, the
 // action store's), so every list or object Cap touches is replaced by a copy.
 //
-// Beyond §1.7 it also sorts nodes by name before truncating (G-4), so the 500
+// Beyond the platform's bounds (docs/contract.md#heartbeat-caps) it also
+// sorts nodes by name before truncating (docs/contract.md#g-4), so the 500
 // that survive and their order do not depend on lister order; keeps nodes as
 // [] rather than null; pins every count-like integer into 0..MaxCount; clamps
 // lastSeen, certificates and pools like the other timestamps and names; and

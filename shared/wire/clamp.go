@@ -2,11 +2,12 @@ package wire
 
 import "unicode/utf8"
 
-// Clamp returns the longest prefix of s that fits in max UTF-16 code units,
-// cut only between code points. The platform validates with zod, whose
-// .max() counts UTF-16 units, so a code point above U+FFFF costs two; one that
-// would straddle the cap is dropped whole. Clamping by code point alone would
-// let a string of emoji at the cap through and 400 the whole beat (G-15).
+// Clamp returns the longest prefix of s that fits in max UTF-16 code units, cut
+// only between code points. The platform validates with zod, whose .max()
+// counts UTF-16 units, so a code point above U+FFFF costs two; one that would
+// straddle the cap is dropped whole. Clamping by code point alone would let a
+// string of emoji at the cap through and 400 the whole beat
+// (docs/contract.md#g-15).
 //
 // Each byte of s that is not part of valid UTF-8 becomes U+FFFD, one unit.
 // That is exactly what encoding/json sends for such a byte, so the count here

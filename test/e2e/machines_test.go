@@ -123,7 +123,7 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 		t.Cleanup(func() { _ = c.Delete(context.Background(), name, metav1.DeleteOptions{}) })
 	}
 	machineEvent("m2-retry", "ReconcilingError", "unsupported location for server type")
-	machineEvent("m2-other", "FailedCreate", "some other warning") // not a retry loop (G-6)
+	machineEvent("m2-other", "FailedCreate", "some other warning") // not a retry loop (docs/contract.md#g-6)
 
 	want := []machineIssue{
 		{Pool: "pool-a", Machine: "pool-a-m1", Reason: "InvalidConfiguration", Message: "server type cpx99 does not exist"},

@@ -82,7 +82,7 @@ var eventRule = object{
 	{"reason", true, label63},
 	{"kind", true, label63},
 	{"count", true, count},
-	{"lastSeen", true, version64}, // the agent always sends it (§1.5)
+	{"lastSeen", true, version64}, // the agent always sends it (docs/contract.md#heartbeat-fields)
 	{"namespace", false, name253},
 	{"note", false, note256},
 }

@@ -40,7 +40,7 @@ type Record struct {
 	// The three template label maps the control-plane heuristic reads.
 	TemplateLabels, TemplateSpecMetaLabels, TemplateSpecLabels map[string]string
 	// Selector claims Machines for the pool; nil when absent, empty or
-	// unparsable (§5.3).
+	// unparsable (docs/contract.md#machine-pools).
 	Selector labels.Selector
 	// Kubelet is spec.template.spec.versions.kubelet, "" when absent.
 	Kubelet string

@@ -124,7 +124,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	}
 	e.Store.Begin(doc.Revision)
 	// A capability switched off loses its reports at once, even when the
-	// revision did not change (closing G-2).
+	// revision did not change (closing docs/contract.md#g-2).
 	if !x.Scaling {
 		e.Store.ClearType(wire.ActionScale)
 	}
@@ -176,8 +176,9 @@ func (e *Executor) now() time.Time {
 	return e.Now()
 }
 
-// Clear drops every report: the platform no longer authorizes anything
-// (a 4xx from /desired, or a document that failed validation; closing G-1).
+// Clear drops every report: the platform no longer authorizes anything (a 4xx
+// from /desired, or a document that failed validation; closing
+// docs/contract.md#g-1).
 func (e *Executor) Clear(reason string) {
 	e.stopCaches(false, false, false)
 	if e.Store.Clear() {
@@ -198,7 +199,8 @@ func (e *Executor) Flush(ctx context.Context) {
 
 func (e *Executor) publish(ctx context.Context, rev int64) {
 	e.step()
-	// The wire carries 20 reports; the newest outcomes win (G-3).
+	// The wire carries 20 reports; the newest outcomes win
+	// (docs/contract.md#g-3).
 	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Newest(wire.MaxActions))
 	e.landed = err == nil
 	if err != nil && !errors.Is(err, context.Canceled) {

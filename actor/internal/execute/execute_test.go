@@ -122,7 +122,8 @@ func TestExecute_NewRevisionReplacesThePreviousReports(t *testing.T) {
 	checkReports(t, "published", last.Actions, want)
 }
 
-// G-2: a capability switched off at the same revision loses its reports.
+// docs/contract.md#g-2: a capability switched off at the same revision loses
+// its reports.
 func TestExecute_ScalingSwitchedOffAtTheSameRevisionClearsScaleReports(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 2)))
 	if retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3))); retry {

@@ -154,7 +154,7 @@ func poolOf(r *cluster.Record) guard.Pool {
 		TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels}
 }
 
-// heal runs one P5 pass: the unwedge first, so it fires even when nothing
+// heal runs one healing pass: the unwedge first, so it fires even when nothing
 // new is unhealthy, then detection and the deletes it allows.
 func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	w, err := e.read(ctx, true)

@@ -533,7 +533,8 @@ func TestHeal_FailedReadSkipsThePassWithoutReportingOrPruning(t *testing.T) {
 	}
 }
 
-// G-3: a heal outcome reaches the wire even after 20 older scale reports.
+// docs/contract.md#g-3: a heal outcome reaches the wire even after 20 older
+// scale reports.
 func TestHeal_NewestOutcomeIsPublishedPastTwentyOlderReports(t *testing.T) {
 	var mds []*cluster.Record
 	var pools []desired.Pool
@@ -591,8 +592,8 @@ func TestExecute_EveryFlagOffTouchesNoFakeAndStopsEveryCache(t *testing.T) {
 	}
 }
 
-// G-2: healing switched off at the same revision drops its reports at once
-// and stops watching Nodes, while scaling goes on.
+// docs/contract.md#g-2: healing switched off at the same revision drops its
+// reports at once and stops watching Nodes, while scaling goes on.
 func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNodes(t *testing.T) {
 	h := newHealHarness(t, poolMD("pool-a", 1))
 	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))

@@ -10,7 +10,7 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// scale runs the P3 pass and reports whether it wants a retry.
+// scale runs the scaling pass and reports whether it wants a retry.
 func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	pools := make([]scale.Pool, 0, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
@@ -50,7 +50,8 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	for _, st := range steps {
 		e.step()
 		if halted {
-			// §4.1 step 0: every later pool waits for the next poll.
+			// The halt rule (docs/contract.md#refusals): every later pool
+			// waits for the next poll.
 			a := scale.Queued(st.Action.Target, doc.Revision)
 			e.Store.Upsert(a)
 			outcomes = append(outcomes, a)

@@ -15,7 +15,7 @@ import (
 const unwedgeRBAC = "the actor's RBAC from deploy/actor: kubectl auth can-i list pods --as=system:serviceaccount:kubehz-system:kubehz-actor (and delete pods)"
 
 // unwedge force-deletes the pods stuck Terminating on the dead node of a
-// machine this term deleted, once per machine (§4.5).
+// machine this term deleted, once per machine (docs/contract.md#heal-unwedge).
 func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now time.Time) {
 	drop, due := heal.Due(e.Memory, o, e.EvictionTimeout, now)
 	e.forget(ctx, drop)

@@ -23,7 +23,7 @@ type Version interface {
 	ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error)
 }
 
-// upgrade runs one P6 pass and reports whether it wants a retry.
+// upgrade runs one upgrade pass and reports whether it wants a retry.
 func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 	if !hasTarget(doc) || len(doc.WorkerPools) == 0 {
 		return false

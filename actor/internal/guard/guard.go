@@ -1,6 +1,6 @@
-// Package guard holds the refusal rules every capability shares: what marks
-// a control-plane pool, node or machine, what marks a pool
-// cluster-autoscaler owns (§4.3), and how error text is cut to fit a report.
+// Package guard holds the refusal rules every capability shares: what marks a
+// control-plane pool, node or machine, what marks a pool cluster-autoscaler
+// owns (docs/contract.md#refusals), and how error text is cut to fit a report.
 // The rules are biased toward refusing: a worker with an unlucky name is left
 // alone, a control-plane object is never touched.
 package guard

@@ -22,7 +22,7 @@ type Candidate struct {
 
 // Delete is one decided Machine deletion. UID and ResourceVersion are the
 // preconditions it is sent with, so a Machine replaced or changed since the
-// decision is never deleted (closing G-11).
+// decision is never deleted (closing docs/contract.md#g-11).
 type Delete struct {
 	Machine         string
 	UID             types.UID
@@ -47,9 +47,10 @@ type Decision struct {
 	// other targets are pruned unless done (a node that recovered by
 	// itself).
 	Keep map[string]bool
-	// Unbacked names the unhealthy worker nodes no Machine stands behind.
-	// They cannot be healed, but they count toward the storm brake (G-12):
-	// an outage that is not machine-backed is still an outage.
+	// Unbacked names the unhealthy worker nodes no Machine stands behind. They
+	// cannot be healed, but they count toward the storm brake
+	// (docs/contract.md#g-12): an outage that is not machine-backed is still an
+	// outage.
 	Unbacked []string
 	// InFlight counts the Machines already being deleted, by anyone.
 	InFlight int
@@ -59,9 +60,9 @@ type Decision struct {
 	Limited *wire.Action
 }
 
-// Decide runs detection, the storm brake, the in-flight budget and the
-// cooldown (§4.4) for one pass. mem is read, not changed: the caller records
-// a heal only once its delete succeeded.
+// Decide runs detection, the storm brake, the in-flight budget and the cooldown
+// (docs/contract.md#heal-decisions) for one pass. mem is read, not changed: the
+// caller records a heal only once its delete succeeded.
 //
 // A delete decided here uses up budget and cooldown for the candidates after
 // it even if it is then not sent (its node recovered on a fresh read, or a
@@ -140,8 +141,8 @@ func withTracked(o Observed, mem *Memory) Observed {
 	return o
 }
 
-// decideOne walks the §4.4 table for one candidate; the first row that
-// applies wins.
+// decideOne walks the docs/contract.md#heal-decisions table for one candidate;
+// the first row that applies wins.
 func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, budget, inFlight int, healed map[string]time.Time) Step {
 	m := c.Machine
 	report := func(status, detail string) Step {

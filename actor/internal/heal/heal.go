@@ -1,9 +1,8 @@
-// Package heal decides P5 self-healing and the eviction
-// unwedge that follows a heal (§4.5) as pure functions: the observed
-// Machines, Nodes and pools, the policy, what this term remembers and the
-// time go in; the reports and the deletes to make come out. It makes no
-// client calls, reads no clock and logs nothing; the executor around it
-// reads, fences and deletes.
+// Package heal decides self-healing and the eviction unwedge that follows a
+// heal (docs/contract.md#healing) as pure functions: the observed Machines,
+// Nodes and pools, the policy, what this term remembers and the time go in; the
+// reports and the deletes to make come out. It makes no client calls, reads no
+// clock and logs nothing; the executor around it reads, fences and deletes.
 //
 // Every rule leans toward doing nothing: a storm of unhealthy workers
 // deletes nothing, a disruption already in flight uses up the budget, a
@@ -26,8 +25,8 @@ type Machine struct {
 	Name            string
 	UID             types.UID
 	ResourceVersion string
-	// Pool is the owning MachineDeployment as resolved (§5.3), "" when
-	// nothing owns it.
+	// Pool is the owning MachineDeployment as resolved
+	// (docs/contract.md#machine-pools), "" when nothing owns it.
 	Pool string
 	// ControlPlane is set when metadata.labels or spec.metadata.labels carry
 	// a control-plane key.

@@ -22,15 +22,15 @@ type Pod struct {
 	Terminating     bool // metadata.deletionTimestamp is set
 }
 
-// Due reads the tracked machines against the observed cluster (§4.5). It
-// returns the machines to stop tracking (gone, or replaced under the same
-// name) and,
-// sorted, those whose node's pods must be read now: deleted at least
-// timeout ago, never unwedged, and their node still there with a Ready
-// condition that is not True. A node with no Ready condition at all is not
-// known to be unreachable, so nothing is force-deleted on it.
-// A node that is Ready, or gone (pod GC takes over), is skipped without
-// using up the attempt, so it can still fire if the node drops again.
+// Due reads the tracked machines against the observed cluster
+// (docs/contract.md#heal-unwedge). It returns the machines to stop tracking
+// (gone, or replaced under the same name) and, sorted, those whose node's pods
+// must be read now: deleted at least timeout ago, never unwedged, and their
+// node still there with a Ready condition that is not True. A node with no
+// Ready condition at all is not known to be unreachable, so nothing is
+// force-deleted on it. A node that is Ready, or gone (pod GC takes over), is
+// skipped without using up the attempt, so it can still fire if the node drops
+// again.
 func Due(mem *Memory, o Observed, timeout time.Duration, now time.Time) (drop, due []string) {
 	live := make(map[string]Machine, len(o.Machines))
 	for _, m := range o.Machines {

@@ -14,7 +14,8 @@ import (
 	"kubehz.dev/agent/shared/platform"
 )
 
-// DefaultInterval replaces a non-positive poll interval (§3.2).
+// DefaultInterval replaces a non-positive poll interval
+// (docs/contract.md#desired-poll-cadence).
 const DefaultInterval = 60 * time.Second
 
 // Fetcher fetches the desired-state document, conditionally when etag is not "".
@@ -69,7 +70,7 @@ type Poller struct {
 
 // New wires a poller. interval ≤ 0 means DefaultInterval; jitter yields a
 // factor in [0, 1) and nil means math/rand/v2's Float64; a nil bo means the
-// §1.9 defaults (1 s base, 5 min max); a nil log discards.
+// docs/contract.md#backoff defaults (1 s base, 5 min max); a nil log discards.
 func New(f Fetcher, e Executor, clk clock.Clock, interval time.Duration, bo *backoff.Backoff, jitter func() float64, log *slog.Logger) *Poller {
 	if interval <= 0 {
 		interval = DefaultInterval
@@ -251,8 +252,9 @@ func (p *Poller) withdraw(reason string) {
 	p.exec.Clear(reason)
 }
 
-// logPull records every 200 (§3.5). The empty key inlines the document's
-// own LogValue group, so the fields sit at the top of the line.
+// logPull records every 200 (docs/contract.md#desired-validation). The empty
+// key inlines the document's own LogValue group, so the fields sit at the top
+// of the line.
 func logPull(log *slog.Logger, doc desired.Document) {
 	log.Info("Desired state pulled", slog.Any("", doc))
 }

@@ -72,10 +72,10 @@ func TestPoller_ETagFormatChangeCostsOneFullResponse(t *testing.T) {
 	})
 }
 
-// TestPoller_RefusalClearsAndOutageKeeps pins gap G-1 closed: when the
-// platform answers but authorizes nothing, the reports go and nothing cached
-// can be acted on later; when it cannot answer, the reports stay true and the
-// cached document is still the last word. Neither acts at the failure.
+// TestPoller_RefusalClearsAndOutageKeeps pins docs/contract.md#g-1 closed: when
+// the platform answers but authorizes nothing, the reports go and nothing
+// cached can be acted on later; when it cannot answer, the reports stay true
+// and the cached document is still the last word. Neither acts at the failure.
 func TestPoller_RefusalClearsAndOutageKeeps(t *testing.T) {
 	tests := []struct {
 		name  string

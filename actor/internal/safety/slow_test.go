@@ -2,8 +2,9 @@ package safety_test
 
 import "time"
 
-// requestTimeout is the contract's bound on every apiserver call (§4.0):
-// the longest a slow apiserver can hold one delete.
+// requestTimeout is the contract's bound on one apiserver read, above the
+// 5 s a fenced write may take (docs/contract.md#acting-gate): the longest a
+// slow apiserver can hold one delete here.
 const requestTimeout = 15 * time.Second
 
 // takeTime moves the clock while a delete is in flight, by up to the

@@ -1,4 +1,4 @@
-// Package scale decides P3 worker-pool scaling as a pure
+// Package scale decides worker-pool scaling as a pure
 // function: the desired pools and the MachineDeployments read from the
 // cluster go in, the reports and the patches to make come out. It makes no
 // client calls, reads no clock and logs nothing; the executor around it lists,
@@ -74,12 +74,12 @@ type Step struct {
 // to the MachineDeployment named exactly like the pool: an MD the document
 // does not name never appears in a plan.
 //
-// The original reported a bare pending before looking a pool up (§4.1 step
-// 3). Here the lookup is part of the same pure decision, so that mark would
-// only flap a converged report (done → pending → done) on every retry pass
-// and wake the beat; it is left out. The halt rule (step 0) is applied by the
-// caller as it writes: once Outcome says halt, every later step is reported
-// with Queued instead.
+// The original reported a bare pending before looking a pool up. Here the
+// lookup is part of the same pure decision, so that mark would only flap a
+// converged report (done → pending → done) on every retry pass and wake the
+// beat; it is left out. The halt rule (docs/contract.md#refusals) is applied
+// by the caller as it writes: once Outcome says halt, every later step is
+// reported with Queued instead.
 func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
 	// Count names over the whole list before the cut, so a name whose
 	// second copy falls past it is still refused as ambiguous.
@@ -104,7 +104,8 @@ func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
 	return steps
 }
 
-// decide walks the §4.1 table for one pool; the first step that applies wins.
+// decide walks the docs/contract.md#scaling table for one pool; the first step
+// that applies wins.
 func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 	report := func(status, detail string) Step {
 		return Step{Action: action(pool.Name, status, detail, p.Revision)}

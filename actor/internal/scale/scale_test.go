@@ -28,7 +28,7 @@ func TestScale_Pass(t *testing.T) {
 		want        []wire.Action
 		wantPatches []Patch
 		wantRetry   bool
-		keywords    map[string][]string // pool → substrings its detail must hold (§4.8)
+		keywords    map[string][]string // pool → substrings its detail must hold (docs/contract.md#report-details)
 	}{
 		{
 			name:  "43 2 to 3 patches once and is done at revision 7",

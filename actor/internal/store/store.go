@@ -89,7 +89,8 @@ func (s *Store) Prune(typ string, keep map[string]bool) bool {
 // ClearType removes every entry of type typ, done or not, and keeps the
 // revision. The executor calls it when a capability is switched off, so that
 // capability's reports go even when the revision is unchanged (closing
-// flaw G-2 of the original agent, where begin with the same revision kept them forever).
+// docs/contract.md#g-2: the original's begin with the same revision kept them
+// forever).
 func (s *Store) ClearType(typ string) bool {
 	return s.remove(func(a wire.Action) bool { return a.Type == typ })
 }

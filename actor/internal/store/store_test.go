@@ -259,8 +259,9 @@ func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 	}
 }
 
-// G-3: with more reports than the wire carries, the ones that changed last
-// win, in store order; a repeat that changed nothing does not count.
+// docs/contract.md#g-3: with more reports than the wire carries, the ones that
+// changed last win, in store order; a repeat that changed nothing does not
+// count.
 func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
 	s := New(nil)
 	s.Begin(3)

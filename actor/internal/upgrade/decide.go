@@ -10,8 +10,8 @@ import (
 // most this many minor versions older than the apiserver.
 const maxMinorSkew = 3
 
-// pass is phase 2 of §4.6: the decisions of one Plan, pool by pool in name
-// order.
+// pass is the decisions of one Plan, pool by pool in name order
+// (docs/contract.md#upgrade-decisions).
 type pass struct {
 	policy Policy
 	// target is the canonical form of an accepted target, sent in the
@@ -37,8 +37,8 @@ func newPass(p Policy, target string, want *version.Version, wantWhy, controlPla
 	return ps
 }
 
-// decide walks the §4.6 table for one pool; the first row that applies wins.
-// ok is false when the pool has nothing to report.
+// decide walks the docs/contract.md#upgrade-decisions table for one pool; the
+// first row that applies wins. ok is false when the pool has nothing to report.
 func (ps *pass) decide(s poolState) (step Step, ok bool) {
 	report := func(status, detail string) (Step, bool) {
 		return Step{Action: action(s.name, status, detail, ps.policy.Revision)}, true
@@ -51,9 +51,10 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 	switch {
 	case !s.hasMD:
 		return report(wire.StatusFailed, noMD(s.name, ps.policy.Namespace))
-	// G-9: the control-plane and autoscaler refusals come before every
-	// other check, the missing kubelet field too, so these pools always get
-	// their own reason. An MD that is never ours to roll says so first.
+	// The control-plane and autoscaler refusals come before every other check
+	// (docs/contract.md#g-9), the missing kubelet field too, so these pools
+	// always get their own reason. An MD that is never ours to roll says so
+	// first.
 	case s.cpReason != "":
 		if s.atTarget {
 			return Step{}, false
@@ -112,9 +113,9 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 // returns the refusal, or "", and whether the refusal can clear by itself
 // (the control plane is read or upgraded later) and so wants a retry.
 //
-// The original ran these checks once for the whole pass and failed every
-// pool off target, including control-plane and autoscaler pools and leaving
-// rolling pools unreported (G-9); here they concern only this pool.
+// The original ran these checks once for the whole pass and failed every pool
+// off target, including control-plane and autoscaler pools and leaving rolling
+// pools unreported (docs/contract.md#g-9); here they concern only this pool.
 func (ps *pass) preflight(s poolState) (string, bool) {
 	if ps.want == nil {
 		return invalidTarget(ps.target, ps.wantWhy), false
@@ -123,9 +124,9 @@ func (ps *pass) preflight(s poolState) (string, bool) {
 	if !ok {
 		return unparsedKubelet(s.name, s.md.Kubelet, ps.target), false
 	}
-	// G-8: the original rolled workers down when told to. Semver order: a
-	// pre-release is below its release. A target equal to the template is
-	// at target and never gets here.
+	// The original rolled workers down when told to (docs/contract.md#g-8).
+	// Semver order: a pre-release is below its release. A target equal to the
+	// template is at target and never gets here.
 	if ps.want.LessThan(current) {
 		return downgrade(s.name, s.md.Kubelet, ps.target), false
 	}

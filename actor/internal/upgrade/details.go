@@ -7,8 +7,8 @@ import (
 	"kubehz.dev/agent/actor/internal/guard"
 )
 
-// The detail texts of §4.8. Each carries the keyword the platform and the
-// tests look for; the rest says what to do about it.
+// The detail texts of docs/contract.md#report-details. Each carries the keyword
+// the platform and the tests look for; the rest says what to do about it.
 
 // progressDetail is the exact progress shape, with U+2192.
 func progressDetail(from, to string, n, m int64) string {

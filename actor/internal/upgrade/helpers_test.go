@@ -96,7 +96,7 @@ type passCase struct {
 	wantPatches []Patch
 	wantRetry   bool
 	wantMem     Memory              // after the pass; nil is empty
-	keywords    map[string][]string // pool → substrings its detail must hold (§4.8)
+	keywords    map[string][]string // pool → substrings its detail must hold (docs/contract.md#report-details)
 }
 
 func runPassCases(t *testing.T, cases []passCase) {

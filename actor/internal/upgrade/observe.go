@@ -10,8 +10,8 @@ import (
 	"kubehz.dev/agent/actor/internal/guard"
 )
 
-// poolState is phase 1 of §4.6: what one pool looks like before any
-// decision.
+// poolState is what one pool looks like before any decision
+// (docs/contract.md#upgrade-decisions).
 type poolState struct {
 	name          string
 	md            MD

@@ -8,7 +8,8 @@ import (
 )
 
 // TestUpgrade_RefusalsAndReadFailures pins the deliberate changes from the
-// original (G-8, G-9, G-10) and the failed reads.
+// original (docs/contract.md#g-8, docs/contract.md#g-9, docs/contract.md#g-10)
+// and the failed reads.
 func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 	const invalidBuild = `invalid desired version (build metadata +build.1 is not allowed): "v1.35.6+build.1"; ` +
 		`want vMAJOR.MINOR.PATCH[-pre-release], no leading zeros, at most 64 bytes, e.g. v1.35.6`

@@ -1,4 +1,4 @@
-// Package upgrade decides P6 worker upgrades as a pure
+// Package upgrade decides worker upgrades as a pure
 // function. The desired kubelet version, the worker pools the document names,
 // the MachineDeployments and Machines read from the cluster and the
 // apiserver's version go in; the reports to store and at most one patch come
@@ -97,12 +97,14 @@ type Step struct {
 //
 // Deliberate changes from the original, each because it rolled or reported
 // wrongly:
-//   - G-10: invalid pool names are reported failed, not skipped silently.
-//   - G-8: a downgrade is refused, at patch level too, and the target must
-//     sit within the kubelet skew policy of the control plane.
-//   - G-9: control-plane and autoscaler pools always get their own refusal,
-//     and the pre-flight failures go only to pools that would otherwise roll;
-//     converged and rolling pools keep their reports.
+//   - Invalid pool names are reported failed, not skipped silently
+//     (docs/contract.md#g-10).
+//   - A downgrade is refused, at patch level too, and the target must sit
+//     within the kubelet skew policy of the control plane
+//     (docs/contract.md#g-8).
+//   - Control-plane and autoscaler pools always get their own refusal, and
+//     the pre-flight failures go only to pools that would otherwise roll;
+//     converged and rolling pools keep their reports (docs/contract.md#g-9).
 //   - The target must be a strict vMAJOR.MINOR.PATCH[-pre-release] of at
 //     most 64 bytes, and versions are compared as semver orders them: the
 //     original compared major.minor.patch loosely, so a pre-release rolled
@@ -160,8 +162,8 @@ func selectPools(names []string) []entry {
 		e := entry{name: name}
 		switch {
 		case len(validation.IsDNS1123Subdomain(name)) > 0:
-			// G-10: the original skipped it silently here, so with scaling
-			// off nobody learnt why the pool never rolled.
+			// The original skipped it silently here, so with scaling off
+			// nobody learnt why the pool never rolled (docs/contract.md#g-10).
 			e.refusal = invalidName(name)
 		case seen[name] > 1:
 			// Ambiguous, as scaling treats it: refuse rather than pick one.

@@ -24,8 +24,9 @@ const (
 	edgeCPRefusal     = `refusing: MachineDeployment "edge-cp-pool" looks like a control-plane pool (name has the segment "cp"); the agent never upgrades control planes`
 )
 
-// TestUpgrade_ContractChecklist pins the upgrade acceptance cases (items 74–83 of the original checklist), one case each
-// (77 in two passes).
+// TestUpgrade_ContractChecklist pins the upgrade behaviours the original
+// agent's own tests pinned, one case each (77 in two passes); the numbers
+// in the case names are only labels (docs/contract.md#upgrade-decisions).
 func TestUpgrade_ContractChecklist(t *testing.T) {
 	runPassCases(t, []passCase{
 		{

@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
-// TestUpgrade_84ControlPlaneVersionParsing pins §14 item 84 for the one
-// version still read as the original read every version: the apiserver's
-// gitVersion, major.minor only, for the skew policy.
+// TestUpgrade_84ControlPlaneVersionParsing pins the one version still read
+// as the original read every version: the apiserver's gitVersion, major.minor
+// only, for the skew policy (docs/contract.md#upgrade-versions).
 func TestUpgrade_84ControlPlaneVersionParsing(t *testing.T) {
 	cases := []struct {
 		in     string

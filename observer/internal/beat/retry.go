@@ -26,9 +26,9 @@ type retryPlan struct {
 //   - 401/403: a revoked token will not start working because the cluster
 //     changed, and hammering with it looks like an attack.
 //   - Any other 4xx: the server is rejecting what we send. Cutting the wait
-//     short made a persistent 400 repeat at the beat rate (gap G-5); the
-//     backoff cap (5 min) bounds how stale the view gets if a newer payload
-//     would have been accepted.
+//     short made a persistent 400 repeat at the beat rate
+//     (docs/contract.md#g-5); the backoff cap (5 min) bounds how stale the
+//     view gets if a newer payload would have been accepted.
 //   - 429 and 503: the server asked us to slow down, with or without a
 //     Retry-After. When it named a time we wait at least that long.
 func planRetry(err error, next time.Duration) retryPlan {

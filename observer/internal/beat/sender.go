@@ -171,8 +171,8 @@ func (s *Sender) logFailure(err error, plan retryPlan) {
 	s.log.Warn("Heartbeat failed, retrying", attrs...)
 }
 
-// deliverVerdicts runs onVerdict away from the send loop, because the
-// consumer writes cluster status and may take up to 15 s (gap G-16).
+// deliverVerdicts runs onVerdict away from the send loop, because the consumer
+// writes cluster status and may take up to 15 s (docs/contract.md#g-16).
 func (s *Sender) deliverVerdicts(ctx context.Context) {
 	for {
 		select {

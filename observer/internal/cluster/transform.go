@@ -30,8 +30,9 @@ const (
 )
 
 // EventFrom compacts a Warning event. LastSeen prefers the series' last
-// observation, the truest "last seen" of a new-style event (closing G-14),
-// then lastTimestamp, eventTime and finally creationTimestamp.
+// observation, the truest "last seen" of a new-style event (closing
+// docs/contract.md#g-14), then lastTimestamp, eventTime and finally
+// creationTimestamp.
 func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
 	rec := &Event{
 		Namespace: e.Namespace,

@@ -15,7 +15,7 @@ import (
 // Version refresh periods: every 5 minutes to notice a control-plane upgrade
 // within a few beats, but every 10 seconds until the first answer, so an
 // apiserver that was briefly unavailable at start does not leave the beat
-// without a version for 5 minutes (G-13).
+// without a version for 5 minutes (docs/contract.md#g-13).
 const (
 	VersionRefresh = 5 * time.Minute
 	VersionRetry   = 10 * time.Second

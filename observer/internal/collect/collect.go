@@ -64,7 +64,7 @@ func nodes(recs []*cluster.Node) []wire.Node {
 		out = append(out, n)
 	}
 	// Unsorted here: the cap pass sorts by name after clamping, so that
-	// truncation and the wire order are deterministic (G-4).
+	// truncation and the wire order are deterministic (docs/contract.md#g-4).
 	return out
 }
 

@@ -55,7 +55,7 @@ func TestBuild_FullSnapshot(t *testing.T) {
 		Events:    []wire.Event{{Reason: "FailedMount", Kind: "Pod", Count: 2, LastSeen: "2026-07-06T12:14:40Z"}},
 	}
 	got := Build(in)
-	got.Cap() // the wire order of nodes is the cap pass's (G-4)
+	got.Cap() // the wire order of nodes is the cap pass's (docs/contract.md#g-4)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Build+Cap =\n%+v\nwant\n%+v", got, want)
 	}
@@ -98,8 +98,8 @@ func TestBuild_NoNodesMarshalAsEmptyList(t *testing.T) {
 	}
 }
 
-// The wire order comes from the cap pass, which sorts after clamping (G-4);
-// Build then Cap is exactly what the observer sends.
+// The wire order comes from the cap pass, which sorts after clamping
+// (docs/contract.md#g-4); Build then Cap is exactly what the observer sends.
 func TestBuildAndCap_NodesSortedByNameAndMapped(t *testing.T) {
 	tests := []struct {
 		name string

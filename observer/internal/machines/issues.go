@@ -119,7 +119,7 @@ func detect(o Observed, now time.Time) map[IssueKey]string {
 // retryLoops picks, per live machine, the newest ReconcilingError Warning on
 // it seen within retryWindow: machine-controller's report of a failure it
 // keeps retrying. Other Warning reasons are not machine issues (closing
-// G-6), and an older Warning is a loop that ended.
+// docs/contract.md#g-6), and an older Warning is a loop that ended.
 func retryLoops(events []*cluster.Event, namespace string, live map[string]string, now time.Time) map[string]*cluster.Event {
 	newest := map[string]*cluster.Event{}
 	for _, e := range events {

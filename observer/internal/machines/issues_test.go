@@ -14,7 +14,8 @@ import (
 
 const since = "2026-07-06T12:00:00Z" // now, as a first-seen stamp
 
-// §14 item 102, with G-6 closed: only ReconcilingError events are issues.
+// The sources of docs/contract.md#machine-issues, with docs/contract.md#g-6
+// closed: only ReconcilingError events are issues.
 func TestIssues_Sources(t *testing.T) {
 	mds := []*MachineDeployment{pool(t, "pool-a")}
 	joinless := func(name string, age time.Duration) *Machine {
@@ -141,7 +142,8 @@ func TestIssues_Sources(t *testing.T) {
 	}
 }
 
-// §14 item 103.
+// docs/contract.md#machine-issues: since stays while the issue lasts and is
+// forgotten when it goes.
 func TestIssues_SinceStableAcrossPassesAndRecoveryForgets(t *testing.T) {
 	m := failed(joined("m-1", in("pool-a")), "CreateError", "quota")
 	o := Observed{Namespace: ns, Machines: []*Machine{m}, Deployments: []*MachineDeployment{pool(t, "pool-a")}}
@@ -165,7 +167,8 @@ func TestIssues_SinceStableAcrossPassesAndRecoveryForgets(t *testing.T) {
 	}
 }
 
-// §14 item 104: thirty issues keep the twenty oldest, in a fixed order.
+// docs/contract.md#machine-issues: thirty issues keep the twenty oldest, in a
+// fixed order.
 func TestIssues_ThirtyCappedAtTwentyOldestFirst(t *testing.T) {
 	var machines []*Machine
 	seen := Seen{}

@@ -7,7 +7,7 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// §14 item 99.
+// The resolution order of docs/contract.md#machine-pools.
 func TestResolve_SelectorFirstThenOwnerFallbackOnlyToExistingMD(t *testing.T) {
 	everything := DeploymentFrom(obj(t, `{"metadata":{"name":"aaa-catch-all"},"spec":{"selector":{}}}`))
 	noSelector := DeploymentFrom(obj(t, `{"metadata":{"name":"pool-c"}}`))

@@ -17,7 +17,8 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// §14 item 105.
+// docs/contract.md#cadence: the machine issues and pools are a change only
+// when they differ.
 func TestSource_NotifiesOnlyWhenTheListsChange(t *testing.T) {
 	a := []wire.MachineIssue{{Pool: "p", Machine: "m", Reason: "CreateError", Since: since}}
 	b := []wire.MachineIssue{{Pool: "p", Machine: "m", Reason: "CreateError", Message: "x", Since: since}}

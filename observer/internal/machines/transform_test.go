@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// §14 item 100 (Machine half).
+// The Machine fields docs/contract.md#machine-issues reads.
 func TestTransform_MachineReadsExactPaths(t *testing.T) {
 	created := time.Date(2026, 7, 6, 11, 0, 0, 0, time.UTC)
 	tests := []struct {
@@ -57,7 +57,8 @@ func TestTransform_MachineReadsExactPaths(t *testing.T) {
 	}
 }
 
-// §14 item 100 (MachineDeployment half). Kubelet versions are not read here:
+// The MachineDeployment fields docs/contract.md#machine-pools and the pools
+// on the beat read. Kubelet versions are not read here:
 // no pool or issue needs them.
 func TestTransform_DeploymentReadsExactPaths(t *testing.T) {
 	tests := []struct {
@@ -130,7 +131,8 @@ func TestTransform_DeploymentReadsExactPaths(t *testing.T) {
 	}
 }
 
-// §14 item 101.
+// A Machine is deleting from its deletionTimestamp; without a creation time
+// its age is 0, so it is never reported joinless.
 func TestTransform_DeletingFromDeletionTimestampAgeZeroWithoutCreation(t *testing.T) {
 	deleting := MachineFrom(obj(t, `{"metadata":{"name":"m","creationTimestamp":"2026-07-06T11:00:00Z",
 		"deletionTimestamp":"2026-07-06T11:59:00Z"}}`))
