@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -162,13 +163,8 @@ func (s *Sim) writeConditions(ctx context.Context, name string, want []corev1.No
 	if err != nil {
 		return fmt.Errorf("get Node %s: %w", name, err)
 	}
-	kept := node.Status.Conditions[:0]
-	for _, c := range node.Status.Conditions {
-		if !kubeletCondition(c.Type) {
-			kept = append(kept, c)
-		}
-	}
-	node.Status.Conditions = append(kept, want...)
+	node.Status.Conditions = slices.DeleteFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool { return kubeletCondition(c.Type) })
+	node.Status.Conditions = append(node.Status.Conditions, want...)
 	if _, err := nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("post status of Node %s: %w", name, err)
 	}

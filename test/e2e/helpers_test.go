@@ -61,7 +61,10 @@ func startObserver(t *testing.T, sim *platformsim.Server, extra ...string) (*kub
 	}
 	t.Cleanup(func() {
 		assertNoListener(t, p)
-		code, err := p.Stop(15 * time.Second)
+		// 30 s: the grace period a pod gets (deploy/ sets none). A stop
+		// takes well under a second; on a machine running both suites
+		// and their controllers, a starved process has taken 15.
+		code, err := p.Stop(30 * time.Second)
 		out := p.Output()
 		if err != nil || code != 0 {
 			t.Errorf("observer did not stop cleanly (code %d, %v)", code, err)

@@ -91,8 +91,10 @@ func TestFaults_HostilePlatformNeverCausesAnAct(t *testing.T) {
 				// The client's timer starts before it sends, so the time held
 				// can exceed 15 s only by how late the simulator notices the
 				// close: at once for a hang, within one 200 ms byte for a
-				// trickle; 1 s of margin covers a loaded machine.
-				if held := first.Ended.Sub(first.Time); held > 15*time.Second+time.Second {
+				// trickle. 3 s of margin covers a loaded machine (1 s was
+				// overrun by 1.2 s with both suites and their controllers
+				// running) and still fails a bound of 20 s or none.
+				if held := first.Ended.Sub(first.Time); held > 15*time.Second+3*time.Second {
 					t.Errorf("%s: a stuck request was held %s; the request bound is 15 s", ep, held)
 				}
 			}

@@ -84,8 +84,16 @@ func runTier(t *testing.T, objs []*unstructured.Unstructured, ns, prefix, pool s
 		t.Fatal(err)
 	}
 	kube.WaitUntil(t, pool+" converges at 2", func() bool { ok, _ := world.Converged(ctxT(t), pool); return ok })
+	// A pool whose one server the cloud refuses: machine-controller marks
+	// its Machine failed, which the observer reports only if it can read
+	// Machines.
 	broken := pool + "-broken"
-	createBrokenMachine(t, broken)
+	if err := world.FailCreates(broken, "quota exceeded"); err != nil {
+		t.Fatal(err)
+	}
+	if err := world.CreatePool(ctxT(t), broken, 1, clustersim.PoolOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	sim := platformsim.New(platformsim.Options{})
 	if _, err := sim.Start(); err != nil {
@@ -102,7 +110,7 @@ func runTier(t *testing.T, objs []*unstructured.Unstructured, ns, prefix, pool s
 
 	waitBeat(t, sim, "a beat carrying the broken Machine", func(p beat) bool {
 		for _, i := range p.MachineIssues {
-			if i.Machine == broken {
+			if i.Pool == broken {
 				return true
 			}
 		}
@@ -131,7 +139,7 @@ func runTier(t *testing.T, objs []*unstructured.Unstructured, ns, prefix, pool s
 }
 
 type beat struct {
-	MachineIssues []struct{ Machine string } `json:"machineIssues"`
+	MachineIssues []struct{ Pool string } `json:"machineIssues"`
 	Actions       []struct {
 		Type, Target, Status string
 		Revision             int64
@@ -231,44 +239,34 @@ func podEnv(t *testing.T, objs []*unstructured.Unstructured, name, ns, pod strin
 	return env
 }
 
-// machineWorld runs the cluster simulator over the suite's CRDs for one test.
-func machineWorld(t *testing.T) (*clustersim.Sim, dynamic.ResourceInterface) {
+// machineWorld runs, for one test, the real controllers and the simulated
+// cloud and kubelets over the suite's CRDs, and clears what they managed
+// when the test ends.
+func machineWorld(t *testing.T) (*clustersim.World, dynamic.ResourceInterface) {
 	t.Helper()
-	sim, err := clustersim.New(suite.env.Config, clustersim.Options{JoinDelay: 300 * time.Millisecond})
+	world, err := clustersim.StartWorld(ctxT(t), suite.env, t.TempDir(), clustersim.Options{JoinDelay: 300 * time.Millisecond}, kube.ControllerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(sim.Start(context.Background()))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(world.Controllers.Output())
+		}
+		if err := world.Stop(); err != nil {
+			t.Error(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := suite.env.RemoveMachines(ctx, "kube-system"); err != nil {
+			t.Error(err)
+		}
+		_ = suite.env.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: clustersim.PoolLabel})
+	})
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sim, dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
-}
-
-// createBrokenMachine adds a Machine that failed to create, which the
-// observer reports as a machine issue only if it can read Machines.
-func createBrokenMachine(t *testing.T, name string) {
-	t.Helper()
-	dyn, err := dynamic.NewForConfig(suite.env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ri := dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
-	m := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "cluster.k8s.io/v1alpha1", "kind": "Machine",
-		"metadata": map[string]any{"name": name, "namespace": "kube-system"},
-		"spec":     map[string]any{},
-	}}
-	created, err := ri.Create(ctxT(t), m, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	created.Object["status"] = map[string]any{"errorReason": "CreateError", "errorMessage": "quota exceeded"}
-	if _, err := ri.UpdateStatus(ctxT(t), created, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ri.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	return world, dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system")
 }
 
 // deleteAll removes a rendered tier but its Namespace, so the next test
