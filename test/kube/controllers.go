@@ -1,17 +1,10 @@
 package kube
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	mathrand "math/rand/v2"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,9 +12,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // The machine-controller the acting tests run, as hack/machinecontroller.sh
@@ -267,165 +257,6 @@ func (c *Controllers) Stop() error {
 	err := c.env.Client.CoordinationV1().Leases("kube-system").Delete(ctx, machineControllerLease, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// WriteUserKubeconfig writes a kubeconfig for user, a member of
-// system:masters, authenticated by a client certificate.
-func (e *Env) WriteUserKubeconfig(user, path string) error {
-	u, err := e.env.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fmt.Errorf("user %s: %w", user, err)
-	}
-	b, err := u.KubeConfig()
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o600)
-}
-
-// MachineControllerAssets returns the directory with machine-controller and
-// its webhook, building them when no cached copy exists yet, and checks
-// their stamp: the pinned version, built with this repository's patch.
-func MachineControllerAssets(root string) (string, error) {
-	dir := os.Getenv(MachineControllerAssetsEnv)
-	if dir == "" {
-		cmd := exec.Command(filepath.Join(root, "hack", "machinecontroller.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return "", fmt.Errorf("hack/machinecontroller.sh: %w", err)
-		}
-		dir = strings.TrimSpace(string(out))
-	}
-	patch, err := os.ReadFile(filepath.Join(root, "test", "tools", "machine-controller", "simcloud.patch"))
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(patch)
-	want := "machine-controller " + MachineControllerVersion + "+simcloud." + hex.EncodeToString(sum[:])[:12]
-	got, err := os.ReadFile(filepath.Join(dir, "VERSION"))
-	if err != nil {
-		return "", fmt.Errorf("machine-controller assets: %w", err)
-	}
-	if strings.TrimSpace(string(got)) != want {
-		return "", fmt.Errorf("machine-controller assets in %s are %q, want %q", dir, strings.TrimSpace(string(got)), want)
-	}
-	return dir, nil
-}
-
-// checkKubeControllerManager asks the binary its version: it must be the
-// apiserver's own.
-func checkKubeControllerManager(bin string) error {
-	want, err := WantKubeVersion()
-	if err != nil {
-		return err
-	}
-	out, err := exec.Command(bin, "--version").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s --version: %w\n%s", bin, err, out)
-	}
-	if got := strings.TrimSpace(string(out)); got != "Kubernetes "+want {
-		return fmt.Errorf("kube-controller-manager reports %q, want Kubernetes %s", got, want)
-	}
-	return nil
-}
-
-// freePort finds an unused loopback port below 32768: the webhook parses
-// its port as a signed 16-bit number, and the kernel's ephemeral ports lie
-// above that.
-func freePort() (int, error) {
-	for range 100 {
-		port := 20000 + mathrand.IntN(12000)
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			return port, l.Close()
-		}
-	}
-	return 0, errors.New("no free loopback port in 20000-31999 after 100 tries")
-}
-
-// awaitDial waits until addr accepts connections, or p exits.
-func awaitDial(ctx context.Context, addr string, p *Process) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		conn, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			return conn.Close()
-		}
-		if p.Exited() {
-			return errors.New("exited before it listened")
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not listening on %s: %w", addr, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// prefixed copies w's lines with a prefix, or is nil when w is.
-func prefixed(w io.Writer, prefix string) io.Writer {
-	if w == nil {
-		return nil
-	}
-	return &prefixWriter{w: w, prefix: []byte(prefix)}
-}
-
-type prefixWriter struct {
-	w      io.Writer
-	prefix []byte
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	var out bytes.Buffer
-	for line := range bytes.Lines(b) {
-		out.Write(p.prefix)
-		out.Write(line)
-	}
-	if _, err := p.w.Write(out.Bytes()); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-// machineResources are machine-controller's three kinds, in the order
-// RemoveMachines clears them.
-var machineResources = []schema.GroupVersionResource{
-	{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinedeployments"},
-	{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machinesets"},
-	{Group: "cluster.k8s.io", Version: "v1alpha1", Resource: "machines"},
-}
-
-// RemoveMachines deletes every MachineDeployment, MachineSet and Machine in
-// namespace, releasing their finalizers first: run once the controllers
-// are stopped, nothing else would release them.
-func (e *Env) RemoveMachines(ctx context.Context, namespace string) error {
-	dyn, err := dynamic.NewForConfig(e.Config)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, gvr := range machineResources {
-		ri := dyn.Resource(gvr).Namespace(namespace)
-		list, err := ri.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, obj := range list.Items {
-			if len(obj.GetFinalizers()) > 0 {
-				obj.SetFinalizers(nil)
-				if _, err := ri.Update(ctx, &obj, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					errs = append(errs, err)
-				}
-			}
-		}
-		if err := ri.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-			errs = append(errs, err)
-		}
 	}
 	return errors.Join(errs...)
 }
