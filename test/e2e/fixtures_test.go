@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -31,28 +32,37 @@ func createNode(t *testing.T, s nodeSpec) {
 	t.Helper()
 	ctx := ctxT(t)
 	c := suite.env.Client.CoreV1().Nodes()
-	n, err := c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: s.labels}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Status.NodeInfo.KubeletVersion = s.kubelet
-	if s.ready != "" {
-		n.Status.Conditions = []corev1.NodeCondition{{
-			Type: corev1.NodeReady, Status: s.ready, Reason: "Test",
-			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-		}}
-	}
-	n.Status.Capacity = corev1.ResourceList{}
-	if s.cpu != "" {
-		n.Status.Capacity[corev1.ResourceCPU] = resource.MustParse(s.cpu)
-	}
-	if s.mem != "" {
-		n.Status.Capacity[corev1.ResourceMemory] = resource.MustParse(s.mem)
-	}
-	if _, err := c.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	if _, err := c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: s.labels}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Delete(context.Background(), s.name, metav1.DeleteOptions{}) })
+	// Read again on a conflict: where kube-controller-manager runs (the
+	// acting tests), it labels and taints a new Node as soon as it appears.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.Get(ctx, s.name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status.NodeInfo.KubeletVersion = s.kubelet
+		if s.ready != "" {
+			n.Status.Conditions = []corev1.NodeCondition{{
+				Type: corev1.NodeReady, Status: s.ready, Reason: "Test",
+				LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+			}}
+		}
+		n.Status.Capacity = corev1.ResourceList{}
+		if s.cpu != "" {
+			n.Status.Capacity[corev1.ResourceCPU] = resource.MustParse(s.cpu)
+		}
+		if s.mem != "" {
+			n.Status.Capacity[corev1.ResourceMemory] = resource.MustParse(s.mem)
+		}
+		_, err = c.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func setNodeReady(t *testing.T, name string, status corev1.ConditionStatus) {

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/platformsim"
@@ -46,6 +47,10 @@ func TestUpgrade_WaitsForTheOldestControlPlaneSource(t *testing.T) {
 	createNode(t, nodeSpec{name: "cp-skew-1", labels: cp, ready: corev1.ConditionTrue, kubelet: current})
 	createNode(t, nodeSpec{name: "cp-skew-2", labels: cp, ready: corev1.ConditionTrue, kubelet: nodeOld})
 	createNode(t, nodeSpec{name: "cp-skew-3", labels: master, ready: corev1.ConditionTrue, kubelet: nodeOld})
+	// Their kubelets live, so kube-controller-manager keeps them Ready.
+	for _, n := range []string{"cp-skew-1", "cp-skew-2", "cp-skew-3"} {
+		world.KeepAlive(n)
+	}
 	for _, n := range []string{"cp-skew-1", "cp-skew-2", "cp-skew-3"} {
 		createAPIServerPod(t, "kube-apiserver-"+n, "registry.k8s.io/kube-apiserver:"+current)
 	}
@@ -124,12 +129,17 @@ func setAPIServerImage(t *testing.T, name, image string) {
 func setKubeletVersion(t *testing.T, name, version string) {
 	t.Helper()
 	c := suite.env.Client.CoreV1().Nodes()
-	n, err := c.Get(ctxT(t), name, metav1.GetOptions{})
+	// kube-controller-manager and the Node's simulated kubelet write it too.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.Get(ctxT(t), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status.NodeInfo.KubeletVersion = version
+		_, err = c.UpdateStatus(ctxT(t), n, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	n.Status.NodeInfo.KubeletVersion = version
-	if _, err := c.UpdateStatus(ctxT(t), n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
