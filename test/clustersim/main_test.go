@@ -70,20 +70,11 @@ func startWorld(t *testing.T) *World {
 		if t.Failed() {
 			t.Log(w.Controllers.Output())
 		}
-		if err := w.Stop(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := w.Close(ctx, env); err != nil {
 			t.Error(err)
 		}
-		cleanUp(t)
 	})
 	return w
-}
-
-// cleanUp removes what a test's pools left, once no controller runs.
-func cleanUp(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := env.RemoveMachines(ctx, defaultNamespace); err != nil {
-		t.Error(err)
-	}
-	_ = env.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: PoolLabel})
 }

@@ -2,8 +2,11 @@ package clustersim
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/test/kube"
 )
@@ -36,9 +39,18 @@ func StartWorld(ctx context.Context, env *kube.Env, dir string, opts Options, ct
 	return &World{Sim: sim, Controllers: c, stop: sim.Start(context.WithoutCancel(ctx))}, nil
 }
 
-// Stop stops the simulator, then the controllers. What they managed stays:
-// kube.Env.RemoveMachines clears it.
+// Stop stops the simulator, then the controllers. What they managed stays;
+// Close also clears it.
 func (w *World) Stop() error {
 	w.stop()
 	return w.Controllers.Stop()
+}
+
+// Close stops the world and removes what it managed from env, for the next
+// test on the same control plane: the machine resources in the simulator's
+// namespace, finalizers released, and the pools' Nodes.
+func (w *World) Close(ctx context.Context, env *kube.Env) error {
+	return errors.Join(w.Stop(),
+		env.RemoveMachines(ctx, w.opts.Namespace),
+		env.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: PoolLabel}))
 }

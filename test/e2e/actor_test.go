@@ -54,15 +54,11 @@ func machineWorldWith(t *testing.T, opts clustersim.Options, ctrl kube.Controlle
 		if t.Failed() {
 			t.Log(world.Controllers.Output())
 		}
-		if err := world.Stop(); err != nil {
-			t.Error(err)
-		}
 		bg, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := suite.env.RemoveMachines(bg, "kube-system"); err != nil {
+		if err := world.Close(bg, suite.env); err != nil {
 			t.Error(err)
 		}
-		_ = suite.env.Client.CoreV1().Nodes().DeleteCollection(bg, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: clustersim.PoolLabel})
 		if err := suite.env.UninstallCRDs(crds); err != nil {
 			t.Error(err)
 		}

@@ -252,15 +252,11 @@ func machineWorld(t *testing.T) (*clustersim.World, dynamic.ResourceInterface) {
 		if t.Failed() {
 			t.Log(world.Controllers.Output())
 		}
-		if err := world.Stop(); err != nil {
-			t.Error(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := suite.env.RemoveMachines(ctx, "kube-system"); err != nil {
+		if err := world.Close(ctx, suite.env); err != nil {
 			t.Error(err)
 		}
-		_ = suite.env.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: clustersim.PoolLabel})
 	})
 	dyn, err := dynamic.NewForConfig(suite.env.Config)
 	if err != nil {
