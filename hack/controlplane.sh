@@ -19,23 +19,11 @@ elif [[ -n "${1:-}" ]]; then
   exit 2
 fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cache="${KUBEHZ_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubehz-agent/controlplane}"
+source "$root/hack/cache.sh"
 dir="$cache/kube-$KUBE_VERSION-etcd-$ETCD_VERSION"
 
 built() { [[ -x "$dir/kube-apiserver" && -x "$dir/kube-controller-manager" && -x "$dir/etcd" ]]; }
-if built; then
-  echo "$dir"
-  exit 0
-fi
-
-mkdir -p "$cache"
-# Two concurrent `make test` runs must not both build or see half a binary.
-exec 9>"$cache/.lock"
-flock 9
-if built; then
-  echo "$dir"
-  exit 0
-fi
+reuse_or_lock .lock
 
 tmp="$(mktemp -d "$cache/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT

@@ -15,7 +15,7 @@ MC_VERSION=v1.65.0
 MC_SUM=h1:np0MVpzFf/35dzsYAqLgd3OiHxZTJ8Um998VSj9Nwrk=
 root="$(cd "$(dirname "$0")/.." && pwd)"
 patch_file="$root/test/tools/machine-controller/simcloud.patch"
-cache="${KUBEHZ_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubehz-agent/controlplane}"
+source "$root/hack/cache.sh"
 # The patch is part of the build: another patch is another cache entry.
 patch_sum="$(sha256sum "$patch_file" | cut -c1-12)"
 stamp="machine-controller $MC_VERSION+simcloud.$patch_sum"
@@ -25,18 +25,7 @@ built() {
   [[ -x "$dir/machine-controller" && -x "$dir/webhook" && -s "$dir/machine-crds.yaml" &&
     "$(cat "$dir/VERSION" 2>/dev/null)" == "$stamp" ]]
 }
-if built; then
-  echo "$dir"
-  exit 0
-fi
-
-mkdir -p "$cache"
-exec 9>"$cache/.lock-machine-controller"
-flock 9
-if built; then
-  echo "$dir"
-  exit 0
-fi
+reuse_or_lock .lock-machine-controller
 
 tmp="$(mktemp -d "$cache/.build.XXXXXX")"
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
