@@ -85,8 +85,9 @@ func goSums(t *testing.T) []string {
 // TestWorkflows_CacheEveryModuleAndTheControlPlanes: every setup-go keys
 // its module cache on every go.sum (the default, the root go.sum, does not
 // exist here, so nothing would be cached), and CI keeps the control planes
-// hack/controlplane.sh builds (~15 minutes cold) keyed on the script and
-// the tools' go.sum, restored before .ci/run.
+// and machine-controller hack/ builds (~20 minutes cold) keyed on every
+// build script, the tools' go.sum and the controller's patch, restored
+// before .ci/run.
 func TestWorkflows_CacheEveryModuleAndTheControlPlanes(t *testing.T) {
 	sums := goSums(t)
 	for _, name := range []string{"ci.yaml", "release.yaml"} {
@@ -107,12 +108,12 @@ func TestWorkflows_CacheEveryModuleAndTheControlPlanes(t *testing.T) {
 		}
 	}
 
-	script, err := os.ReadFile(filepath.Join(root(t), "hack", "controlplane.sh"))
+	script, err := os.ReadFile(filepath.Join(root(t), "hack", "cache.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(script), "$HOME/.cache}/kubehz-agent/controlplane") {
-		t.Fatal("hack/controlplane.sh no longer builds into ~/.cache/kubehz-agent/controlplane; update the cache path and this test")
+		t.Fatal("hack/cache.sh no longer builds into ~/.cache/kubehz-agent/controlplane; update the cache path and this test")
 	}
 	var tools []string
 	for _, s := range sums {
@@ -140,7 +141,8 @@ func TestWorkflows_CacheEveryModuleAndTheControlPlanes(t *testing.T) {
 				patterns = append(patterns, strings.Trim(strings.TrimSpace(p), `'"`))
 			}
 		}
-		for _, f := range append([]string{"hack/controlplane.sh"}, tools...) {
+		built := []string{"hack/cache.sh", "hack/controlplane.sh", "hack/machinecontroller.sh", "test/tools/machine-controller/simcloud.patch"}
+		for _, f := range append(built, tools...) {
 			if !slices.ContainsFunc(patterns, func(p string) bool { ok, _ := filepath.Match(p, f); return ok }) {
 				t.Errorf("the control-plane cache key %q does not hash %s", key, f)
 			}
