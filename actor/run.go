@@ -66,7 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	// The identity in the User-Agent tells the two replicas apart in the
 	// apiserver's audit log, where both act as the same ServiceAccount.
-	c, err := connect.Open(ctx, cfg.Common, getenv, "actor/"+identity, lead.SendGuard, log)
+	c, err := connect.Open(ctx, cfg.Common, getenv, "actor/"+identity, lead.DeadlineTransport, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while the token Secret was being read
@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	dyn, plat := c.Dynamic, c.Platform
 
-	guard := lead.NewGuard(client, cfg.Namespace, cfg.Deployment, log)
+	guard := lead.NewKillSwitch(client, cfg.Namespace, cfg.Deployment, log)
 	guardCtx, stopGuard := context.WithCancel(ctx)
 	guardDone := make(chan struct{})
 	synced := make(chan struct{})
@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	work := func(ctx context.Context, fence *lead.Fence) error {
 		alive.Step()
 		defer alive.Idle()
-		// The guard's watch may lag (a reconnect): confirm with the fence's
+		// The kill switch's watch may lag (a reconnect): confirm with the fence's
 		// live reads that this term and the Deployment stand before polling.
 		_, confirmed, err := fence.Write(ctx)
 		if err != nil {

@@ -42,7 +42,7 @@ func (t *term) won() bool { return t.renewSent.Load() != nil }
 
 type termKey struct{}
 
-// withTerm marks ctx as belonging to t: SendGuard refuses every request made
+// withTerm marks ctx as belonging to t: DeadlineTransport refuses every request made
 // under it once t is not live.
 func withTerm(ctx context.Context, t *term) context.Context {
 	return context.WithValue(ctx, termKey{}, t)
