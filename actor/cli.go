@@ -1,7 +1,7 @@
 package main
 
 // usage answers `actor help`; version and help answer before the
-// configuration is read (buildinfo.Answer).
+// configuration is read (config.Subcommand).
 const usage = `Usage: actor [command]
 
 With no command, actor runs: one of two replicas holds the Lease and, only

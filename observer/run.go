@@ -16,26 +16,17 @@ import (
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 1 {
-		if answered, err := buildinfo.Answer(args[1], "observer", usage, stdout); answered {
-			return err
-		}
-		switch args[1] {
-		case "register":
-			return register.Command(ctx, getenv, stdout, stderr)
-		case "probe":
-			// The exec liveness probe: a separate, short-lived process that
-			// only reads the file the running observer keeps fresh.
-			return liveness.Check(livenessPath(getenv), time.Now())
-		case "status":
-			return statusCommand(args[2:], getenv, stdout)
-		case "ready":
-			return readyCommand(ctx, getenv)
-		default:
-			// A mistyped `kubectl exec … observer stauts` must not start a
-			// second observer beside the running one: two would both beat.
-			return config.UnknownCommand(args[1], "register", "probe", "status", "ready", "version", "help")
-		}
+	// A subcommand runs instead of the observer; a mistyped one is refused,
+	// since a second observer beside the running one would beat too.
+	if sub, err := config.Subcommand(args, "observer", usage, stdout,
+		config.Command{Name: "register", Run: func() error { return register.Command(ctx, getenv, stdout, stderr) }},
+		// The exec liveness probe: a separate, short-lived process that only
+		// reads the file the running observer keeps fresh.
+		config.Command{Name: "probe", Run: func() error { return liveness.Check(livenessPath(getenv), time.Now()) }},
+		config.Command{Name: "status", Run: func() error { return statusCommand(args[2:], getenv, stdout) }},
+		config.Command{Name: "ready", Run: func() error { return readyCommand(ctx, getenv) }},
+	); sub {
+		return err
 	}
 	started := time.Now()
 	cfg, err := config.LoadObserver(ctx, config.Getenv(getenv))
