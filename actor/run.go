@@ -19,15 +19,7 @@ import (
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	// A subcommand runs instead of the actor; a mistyped one is refused, so
-	// that `kubectl exec … actor stauts` never starts a third replica
-	// campaigning beside the Deployment's two.
-	if sub, err := config.Subcommand(args, "actor", usage, stdout,
-		// The exec liveness probe: a separate, short-lived process that only
-		// reads the file the running actor keeps.
-		config.Command{Name: "probe", Run: func() error { return liveness.Check(livenessPath(getenv), time.Now()) }},
-		config.Command{Name: "status", Run: func() error { return statusCommand(args[2:], getenv, stdout) }},
-	); sub {
+	if sub, err := config.Subcommand(args, "actor", usage, stdout, commands(args, getenv, stdout)...); sub {
 		return err
 	}
 	started := time.Now()

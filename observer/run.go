@@ -5,27 +5,16 @@ import (
 	"io"
 	"time"
 
-	"kubehz.dev/agent/observer/internal/register"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
-	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/status"
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	// A subcommand runs instead of the observer; a mistyped one is refused,
-	// since a second observer beside the running one would beat too.
-	if sub, err := config.Subcommand(args, "observer", usage, stdout,
-		config.Command{Name: "register", Run: func() error { return register.Command(ctx, getenv, stdout, stderr) }},
-		// The exec liveness probe: a separate, short-lived process that only
-		// reads the file the running observer keeps fresh.
-		config.Command{Name: "probe", Run: func() error { return liveness.Check(livenessPath(getenv), time.Now()) }},
-		config.Command{Name: "status", Run: func() error { return statusCommand(args[2:], getenv, stdout) }},
-		config.Command{Name: "ready", Run: func() error { return readyCommand(ctx, getenv) }},
-	); sub {
+	if sub, err := config.Subcommand(args, "observer", usage, stdout, commands(ctx, args, getenv, stdout, stderr)...); sub {
 		return err
 	}
 	started := time.Now()
