@@ -109,7 +109,7 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				client := fake.NewClientset(tc.existing...)
 				g := startKillSwitch(t, client)
-				if got := isClosed(g.Fenced()); got != tc.wantAtSync {
+				if got := closed(g.Fenced()); got != tc.wantAtSync {
 					t.Fatalf("fenced at the first sync = %t, want %t", got, tc.wantAtSync)
 				}
 				if tc.change != nil {
@@ -118,7 +118,7 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 					}
 				}
 				synctest.Wait()
-				if got := isClosed(g.Fenced()); got != tc.wantAfterward {
+				if got := closed(g.Fenced()); got != tc.wantAfterward {
 					t.Errorf("fenced afterwards = %t, want %t", got, tc.wantAfterward)
 				}
 			})
@@ -139,7 +139,7 @@ func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if !isClosed(g.Fenced()) {
+		if !closed(g.Fenced()) {
 			t.Fatalf("not fenced after the Deployment was marked for deletion")
 		}
 		steps := []func() error{
@@ -155,7 +155,7 @@ func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
 				t.Fatalf("step %d: %v", i, err)
 			}
 			synctest.Wait()
-			if !isClosed(g.Fenced()) {
+			if !closed(g.Fenced()) {
 				t.Fatalf("step %d reopened the fence", i)
 			}
 		}

@@ -102,6 +102,7 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
+	// Fencing or a stop ends the term from outside, in the stated order.
 	go func() {
 		select {
 		case <-fenced:
@@ -123,8 +124,14 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	// see that itself, so that a lost lease is told apart from work that
 	// ended on its own.
 	t.wait()
+	return outcome(ctx, t, fence.fenced.Load() || closed(fenced))
+}
+
+// outcome is what Run returns once the term is over: the kill switch first,
+// then a stop asked for, then a lost lease, then the work's own error.
+func outcome(ctx context.Context, t *term, fenced bool) error {
 	switch {
-	case fence.fenced.Load() || closed(fenced):
+	case fenced:
 		return ErrFenced
 	case ctx.Err() != nil:
 		return nil
