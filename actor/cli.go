@@ -1,7 +1,28 @@
 package main
 
+import (
+	"io"
+	"time"
+
+	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/liveness"
+)
+
+// commands are the subcommands usage lists; each runs instead of the actor.
+// Any other name is refused (config.Subcommand), so that `kubectl exec …
+// actor stauts` never starts a third replica campaigning beside the
+// Deployment's two.
+func commands(args []string, getenv func(string) string, stdout io.Writer) []config.Command {
+	return []config.Command{
+		// The exec liveness probe: a separate, short-lived process that only
+		// reads the file the running actor keeps.
+		{Name: "probe", Run: func() error { return liveness.Check(livenessPath(getenv), time.Now()) }},
+		{Name: "status", Run: func() error { return statusCommand(args[2:], getenv, stdout) }},
+	}
+}
+
 // usage answers `actor help`; version and help answer before the
-// configuration is read (buildinfo.Answer).
+// configuration is read (config.Subcommand).
 const usage = `Usage: actor [command]
 
 With no command, actor runs: one of two replicas holds the Lease and, only

@@ -1,7 +1,31 @@
 package main
 
+import (
+	"context"
+	"io"
+	"time"
+
+	"kubehz.dev/agent/observer/internal/register"
+	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/liveness"
+)
+
+// commands are the subcommands usage lists; each runs instead of the
+// observer. Any other name is refused (config.Subcommand): a second observer
+// beside the running one would beat too.
+func commands(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) []config.Command {
+	return []config.Command{
+		{Name: "register", Run: func() error { return register.Command(ctx, getenv, stdout, stderr) }},
+		// The exec liveness probe: a separate, short-lived process that only
+		// reads the file the running observer keeps fresh.
+		{Name: "probe", Run: func() error { return liveness.Check(livenessPath(getenv), time.Now()) }},
+		{Name: "status", Run: func() error { return statusCommand(args[2:], getenv, stdout) }},
+		{Name: "ready", Run: func() error { return readyCommand(ctx, getenv) }},
+	}
+}
+
 // usage answers `observer help`; version and help answer before the
-// configuration is read (buildinfo.Answer).
+// configuration is read (config.Subcommand).
 const usage = `Usage: observer [command]
 
 With no command, observer runs: it watches the cluster read-only and sends a

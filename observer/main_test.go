@@ -157,7 +157,7 @@ func TestRun_BadConfigurationExitsTwoBeforeAnyIO(t *testing.T) {
 			if !errors.As(err, &cfgErr) {
 				t.Fatalf("run() = %v, want a *config.Error", err)
 			}
-			if code := exitCode(err); code != 2 {
+			if code := config.ExitCode(err); code != 2 {
 				t.Errorf("exitCode = %d, want 2", code)
 			}
 			var gotVars []string
@@ -277,7 +277,7 @@ func TestRun_NoClusterIsARuntimeFailure(t *testing.T) {
 			if err == nil || errors.As(err, &cfgErr) || errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("run() = %v, want a prompt failure that is not a configuration error", err)
 			}
-			if code := exitCode(err); code != 1 {
+			if code := config.ExitCode(err); code != 1 {
 				t.Errorf("exitCode = %d, want 1", code)
 			}
 			assertNoToken(t, "error", err.Error())
@@ -301,7 +301,7 @@ func TestRun_NothingSentBeforeCachesSyncAndCancelIsClean(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run() = %v, want nil after cancel", err)
 	}
-	if code := exitCode(err); code != 0 {
+	if code := config.ExitCode(err); code != 0 {
 		t.Errorf("exitCode = %d, want 0", code)
 	}
 	if !strings.Contains(stderr.String(), "Starting observer") {
@@ -325,8 +325,8 @@ func TestExitCode_MapsErrorKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := exitCode(tt.err); got != tt.want {
-				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			if got := config.ExitCode(tt.err); got != tt.want {
+				t.Errorf("config.ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
 			}
 		})
 	}

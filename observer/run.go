@@ -5,37 +5,17 @@ import (
 	"io"
 	"time"
 
-	"kubehz.dev/agent/observer/internal/register"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
-	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/status"
 )
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 1 {
-		if answered, err := buildinfo.Answer(args[1], "observer", usage, stdout); answered {
-			return err
-		}
-		switch args[1] {
-		case "register":
-			return register.Command(ctx, getenv, stdout, stderr)
-		case "probe":
-			// The exec liveness probe: a separate, short-lived process that
-			// only reads the file the running observer keeps fresh.
-			return liveness.Check(livenessPath(getenv), time.Now())
-		case "status":
-			return statusCommand(args[2:], getenv, stdout)
-		case "ready":
-			return readyCommand(ctx, getenv)
-		default:
-			// A mistyped `kubectl exec … observer stauts` must not start a
-			// second observer beside the running one: two would both beat.
-			return config.UnknownCommand(args[1], "register", "probe", "status", "ready", "version", "help")
-		}
+	if sub, err := config.Subcommand(args, "observer", usage, stdout, commands(ctx, args, getenv, stdout, stderr)...); sub {
+		return err
 	}
 	started := time.Now()
 	cfg, err := config.LoadObserver(ctx, config.Getenv(getenv))

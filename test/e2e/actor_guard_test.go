@@ -226,7 +226,7 @@ func killSwitchRun(t *testing.T, kill bool) {
 	// The README's bound, 2 s, is measured on the apiserver's clock at both
 	// ends: from the instant it received the delete to the instant it
 	// received any later request of the actor's. No margin is added: the
-	// guard's watch hears of the delete within milliseconds.
+	// kill switch's watch hears of the delete within milliseconds.
 	var deleted time.Time
 	if kill {
 		t.Cleanup(func() { restoreActorDeployment(t) })

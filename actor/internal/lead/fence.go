@@ -34,8 +34,8 @@ func newFence(client kubernetes.Interface, namespace, lease, deployment, identit
 }
 
 // Gone closes when a write found the actor's Deployment deleted or being
-// deleted: the kill switch, seen on the write path even when the guard's
-// watch lags behind.
+// deleted: the kill switch, seen on the write path even when the
+// KillSwitch's watch lags behind.
 func (f *Fence) Gone() <-chan struct{} { return f.gone }
 
 // Write returns a context for one write. It fails unless the Lease, read
@@ -43,9 +43,9 @@ func (f *Fence) Gone() <-chan struct{} { return f.gone }
 // that lasts at least SafetyMargin longer, and the actor's Deployment, read
 // fresh within the same deadline, exists and is not being deleted. The
 // deadline ends SafetyMargin before the lease could expire and always within
-// WriteDeadline; SendGuard refuses to send a request past it, so a leader
-// frozen between this check and its request cannot write in a successor's
-// term.
+// WriteDeadline; DeadlineTransport refuses to send a request past it, so a
+// leader frozen between this check and its request cannot write in a
+// successor's term.
 func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if f.fenced.Load() {
 		return nil, nil, ErrFenced

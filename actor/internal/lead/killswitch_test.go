@@ -2,111 +2,169 @@ package lead
 
 import (
 	"context"
-	"errors"
-	"io"
-	"net/http"
-	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 )
 
-// The guard's watch never reports the delete here (it lags, as after an
-// apiserver restart or on a half-open connection): the write path alone
-// must see the Deployment gone, refuse the write, end the term and release.
-func TestRun_WriteFindsTheDeploymentGoneWhileTheWatchLags(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
-		events := &journal{}
-		journalReleases(client, events)
-		never := make(chan struct{}) // the lagging guard
-		var firstErr, secondErr error
-		work := func(ctx context.Context, f *Fence) error {
-			if err := client.AppsV1().Deployments(testNamespace).Delete(ctx, testDeployment, metav1.DeleteOptions{}); err != nil {
-				t.Errorf("delete the Deployment: %v", err)
-			}
-			_, _, firstErr = f.Write(ctx)
-			<-ctx.Done()
-			_, _, secondErr = f.Write(context.Background())
-			events.add("work returned")
-			return ctx.Err()
-		}
-		r := startRun(t, candidate(client, "a"), never, work)
-		err := r.wait(t, time.Second)
+// The KillSwitch tests run inside a synctest bubble too: synctest.Wait returns
+// once the informer has handled everything sent so far, so "stays open" is
+// checked without sleeping.
 
-		if !errors.Is(err, ErrFenced) {
-			t.Errorf("Run = %v, want ErrFenced", err)
-		}
-		if !errors.Is(firstErr, ErrFenced) || !errors.Is(secondErr, ErrFenced) {
-			t.Errorf("writes after the delete = %v, %v; want ErrFenced twice", firstErr, secondErr)
-		}
-		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
-			t.Errorf("events = %q, want %q", got, want)
-		}
-		if got := holderOf(t, client); got != "" {
-			t.Errorf("lease holder after fencing = %q, want none", got)
-		}
-	})
+func deployment(namespace string) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: testDeployment}}
 }
 
-// A stopped or stalled process whose write was fenced just before the
-// freeze resumes after its deadline: the request must never leave.
-func TestSendGuard_WriteFencedBeforeAFreezeIsNotSentAfterIt(t *testing.T) {
-	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
-	client := fake.NewClientset(actorDeployment(false), heldLease("me", now.Add(-time.Second), 15))
-	f := newFence(client, testNamespace, testLease, testDeployment, "me")
-	f.now = func() time.Time { return now }
-	wctx, cancel, err := f.Write(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	deadline, _ := wctx.Deadline()
+// startKillSwitch runs a KillSwitch until the test ends and returns it once its first
+// list has been handled.
+func startKillSwitch(t *testing.T, client *fake.Clientset) *KillSwitch {
+	t.Helper()
+	g := NewKillSwitch(client, testNamespace, testDeployment, discardLog())
+	ctx, cancel := context.WithCancel(t.Context())
+	synced := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		g.Run(ctx, synced)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+	receive(t, synced, 10*time.Second, "the first sync")
+	return g
+}
 
-	for _, tc := range []struct {
-		name     string
-		at       time.Time
-		wantSent bool
+func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
+	deployments := func(c *fake.Clientset) appsv1client.DeploymentInterface { return c.AppsV1().Deployments(testNamespace) }
+	cases := []struct {
+		name          string
+		existing      []runtime.Object
+		wantAtSync    bool // Fenced closed by the time the first sync is reported
+		change        func(ctx context.Context, c *fake.Clientset) error
+		wantAfterward bool
 	}{
-		{"one nanosecond before the deadline is sent", deadline.Add(-time.Nanosecond), true},
-		{"exactly at the deadline is refused", deadline, false},
-		{"thawed 20 s later, after a successor took over, is refused", now.Add(20 * time.Second), false},
-	} {
+		{
+			name:       "missing at the first sync fences",
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
+			name:       "present only in another namespace fences",
+			existing:   []runtime.Object{deployment("elsewhere")},
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
+			name:     "present stays open",
+			existing: []runtime.Object{deployment(testNamespace)},
+		},
+		{
+			name:       "marked for deletion at the first sync fences",
+			existing:   []runtime.Object{markedForDeletion(deployment(testNamespace))},
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
+			name:     "an update that does not delete stays open",
+			existing: []runtime.Object{deployment(testNamespace)},
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				d := deployment(testNamespace)
+				d.Labels = map[string]string{"rolled": "yes"}
+				_, err := deployments(c).Update(ctx, d, metav1.UpdateOptions{})
+				return err
+			},
+		},
+		{
+			name:     "marked for deletion later fences",
+			existing: []runtime.Object{deployment(testNamespace)},
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				_, err := deployments(c).Update(ctx, markedForDeletion(deployment(testNamespace)), metav1.UpdateOptions{})
+				return err
+			},
+			wantAfterward: true,
+		},
+		{
+			name:     "deleted later fences",
+			existing: []runtime.Object{deployment(testNamespace)},
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				return deployments(c).Delete(ctx, testDeployment, metav1.DeleteOptions{})
+			},
+			wantAfterward: true,
+		},
+		{
+			name: "created after a fenced first sync stays fenced",
+			change: func(ctx context.Context, c *fake.Clientset) error {
+				_, err := deployments(c).Create(ctx, deployment(testNamespace), metav1.CreateOptions{})
+				return err
+			},
+			wantAtSync: true, wantAfterward: true,
+		},
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			next := &countingTransport{}
-			guard := &sendGuard{next: next, now: func() time.Time { return tc.at }}
-			body := &closeRecorder{}
-			req, _ := http.NewRequestWithContext(wctx, http.MethodPatch, "https://apiserver/apis/x", body)
-			_, err := guard.RoundTrip(req)
-			if sent := next.calls == 1; sent != tc.wantSent {
-				t.Fatalf("sent = %v, want %v (err %v)", sent, tc.wantSent, err)
-			}
-			if !tc.wantSent && (!errors.Is(err, ErrPastDeadline) || !body.closed) {
-				t.Errorf("refusal err = %v, body closed = %v; want ErrPastDeadline and a closed body", err, body.closed)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				client := fake.NewClientset(tc.existing...)
+				g := startKillSwitch(t, client)
+				if got := closed(g.Fenced()); got != tc.wantAtSync {
+					t.Fatalf("fenced at the first sync = %t, want %t", got, tc.wantAtSync)
+				}
+				if tc.change != nil {
+					if err := tc.change(t.Context(), client); err != nil {
+						t.Fatalf("change the Deployment: %v", err)
+					}
+				}
+				synctest.Wait()
+				if got := closed(g.Fenced()); got != tc.wantAfterward {
+					t.Errorf("fenced afterwards = %t, want %t", got, tc.wantAfterward)
+				}
+			})
 		})
 	}
 }
 
-func TestSendGuard_RequestWithoutADeadlineIsSent(t *testing.T) {
-	next := &countingTransport{}
-	req, _ := http.NewRequest(http.MethodGet, "https://apiserver/api", nil)
-	if _, err := SendGuard(next).RoundTrip(req); err != nil || next.calls != 1 {
-		t.Fatalf("calls %d, err %v; want the request sent", next.calls, err)
-	}
+// A second close would panic inside the informer's handler and take the
+// test binary down; every step below asks the KillSwitch to fence again.
+func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(deployment(testNamespace))
+		deployments := client.AppsV1().Deployments(testNamespace)
+		ctx := t.Context()
+		g := startKillSwitch(t, client)
+
+		if _, err := deployments.Update(ctx, markedForDeletion(deployment(testNamespace)), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if !closed(g.Fenced()) {
+			t.Fatalf("not fenced after the Deployment was marked for deletion")
+		}
+		steps := []func() error{
+			func() error { return deployments.Delete(ctx, testDeployment, metav1.DeleteOptions{}) },
+			func() error {
+				_, err := deployments.Create(ctx, deployment(testNamespace), metav1.CreateOptions{})
+				return err
+			},
+			func() error { return deployments.Delete(ctx, testDeployment, metav1.DeleteOptions{}) },
+		}
+		for i, step := range steps {
+			if err := step(); err != nil {
+				t.Fatalf("step %d: %v", i, err)
+			}
+			synctest.Wait()
+			if !closed(g.Fenced()) {
+				t.Fatalf("step %d reopened the fence", i)
+			}
+		}
+	})
 }
 
-type countingTransport struct{ calls int }
-
-func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
-	c.calls++
-	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+func markedForDeletion(d *appsv1.Deployment) *appsv1.Deployment {
+	now := metav1.NewTime(time.Now())
+	d.DeletionTimestamp = &now
+	d.Finalizers = []string{"kubehz.dev/test"}
+	return d
 }
-
-type closeRecorder struct{ closed bool }
-
-func (c *closeRecorder) Read([]byte) (int, error) { return 0, io.EOF }
-func (c *closeRecorder) Close() error             { c.closed = true; return nil }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,97 +64,45 @@ type Work func(ctx context.Context, f *Fence) error
 // Run campaigns for the Lease until ctx or fenced is done. While leading it
 // runs work. It returns nil on a clean stop, ErrLostLease when the lease was
 // lost, ErrFenced when fenced closed, or work's error.
+//
+// A term ends in one order, whatever ends it: the work is stopped, then
+// waited for, and only then does the elector stop, which releases the
+// lease. No write can follow the release.
 func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) error {
-	// acquired is set inside the elector, synchronously, the moment the lease
-	// is won; the elector then starts OnStartedLeading on a goroutine of its
-	// own, which Run must wait for before returning.
-	var acquired, lost atomic.Bool
-	t := &term{}
-	lock := &recordingLock{
-		identity: cfg.Identity,
-		term:     t,
-		now:      time.Now,
-		Interface: &resourcelock.LeaseLock{
-			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.LeaseName},
-			Client:     cfg.Client.CoordinationV1(),
-			LockConfig: resourcelock.ResourceLockConfig{Identity: cfg.Identity},
-		},
-		onEvent: func(e string) {
-			if e == "became leader" {
-				acquired.Store(true)
-			}
-		},
-		onHolder: cfg.Holder,
-	}
-	var releasing func()
-	// When renewal fails, client-go releases the lease before it cancels the
-	// leading context; holding the release until the work has returned
-	// keeps "no write after the release" true on that path as well.
-	lock.beforeRelease = func() { releasing() }
+	t := newTerm(ctx)
+	defer t.stop()
 	fence := newFence(cfg.Client, cfg.Namespace, cfg.LeaseName, cfg.Deployment, cfg.Identity)
-
 	// The elector must not see ctx end before the work has returned: with
 	// ReleaseOnCancel it would release the lease while a write is in flight.
-	// Only stopElect ends it, after the work.
-	electCtx, stopElect := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopElect()
-	workCtx, stopWork := context.WithCancel(withTerm(ctx, t))
-	defer stopWork()
-
-	var (
-		workErr error // written before done is closed
-		done    = make(chan struct{})
-	)
-	releasing = func() {
+	// Only stopElecting ends it, after the work.
+	electCtx, stopElecting := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopElecting()
+	lock := newRecordingLock(cfg, t, func() {
+		// When renewal fails, client-go releases the lease before it cancels
+		// the leading context; holding the release until the work has
+		// returned keeps "no write after the release" true on that path too.
 		if electCtx.Err() == nil {
-			// Nobody asked to stop: the elector gave up after failed renewals.
-			lost.Store(true)
+			t.lose() // nobody asked to stop: the elector gave up after failed renewals
 		}
-		stopWork()
-		if acquired.Load() {
-			<-done
-		}
-	}
-	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		Name:            cfg.LeaseName,
-		LeaseDuration:   LeaseDuration,
-		RenewDeadline:   RenewDeadline,
-		RetryPeriod:     RetryPeriod,
-		ReleaseOnCancel: true, // a clean stop frees the lease at once for the standby
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(leading context.Context) {
-				// The work ending, for any reason, ends the term; the release
-				// follows it.
-				defer stopElect()
-				defer close(done)
-				if workCtx.Err() != nil || closed(fenced) {
-					return // fenced or stopped while winning: never act
-				}
-				cfg.Log.Info("Leading: acting on the desired state", "identity", cfg.Identity)
-				// Leadership ending (a failed renew) stops the work too.
-				go func() {
-					select {
-					case <-leading.Done():
-						select {
-						case <-done: // the work had already ended on its own
-						default:
-							lost.Store(true)
-							stopWork()
-						}
-					case <-workCtx.Done():
-					}
-				}()
-				workErr = work(workCtx, fence)
-			},
-			OnStoppedLeading: func() {},
-		},
+		t.stop()
+		t.wait()
 	})
+	le, err := leaderelection.NewLeaderElector(electionConfig(cfg, lock, func(leading context.Context) {
+		if closed(fenced) {
+			t.stop() // fenced while winning: never act
+		}
+		t.start(leading, func(ctx context.Context) error {
+			cfg.Log.Info("Leading: acting on the desired state", "identity", cfg.Identity)
+			return work(ctx, fence)
+		})
+		// The work ending, for any reason, ends the term; the release follows.
+		t.wait()
+		stopElecting()
+	}))
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
-	// Fencing: stop the work first and wait for it, then stop campaigning,
-	// which releases the lease. No write can follow the release.
+	// Fencing or a stop ends the term from outside, in the stated order.
 	go func() {
 		select {
 		case <-fenced:
@@ -167,33 +114,67 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		case <-electCtx.Done():
 			return
 		}
-		stopWork()
-		if acquired.Load() {
-			<-done
-		}
-		stopElect()
+		t.stop()
+		t.wait()
+		stopElecting()
 	}()
 
 	le.Run(electCtx)
-	started := acquired.Load()
-	if started {
-		// Not stopWork first: the elector has cancelled leading, and the
-		// watcher in OnStartedLeading must be the one to stop the work, so
-		// that a lost lease is told apart from work that ended on its own.
-		<-done
-	}
-	err = workErr
+	// Not t.stop first: the elector has cancelled leading, and the term must
+	// see that itself, so that a lost lease is told apart from work that
+	// ended on its own.
+	t.wait()
+	return outcome(ctx, t, fence.fenced.Load() || closed(fenced))
+}
+
+// outcome is what Run returns once the term is over: the kill switch first,
+// then a stop asked for, then a lost lease, then the work's own error.
+func outcome(ctx context.Context, t *term, fenced bool) error {
 	switch {
-	case fence.fenced.Load() || closed(fenced):
+	case fenced:
 		return ErrFenced
 	case ctx.Err() != nil:
 		return nil
-	case lost.Load():
+	case t.lost.Load():
 		return ErrLostLease
-	case err != nil && !errors.Is(err, context.Canceled):
-		return err
+	case t.err != nil && !errors.Is(t.err, context.Canceled):
+		return t.err
 	}
 	return nil
+}
+
+// newRecordingLock is the Lease lock for cfg's candidate, winning and
+// renewing t; beforeRelease runs before the elector's release is sent.
+func newRecordingLock(cfg Config, t *term, beforeRelease func()) *recordingLock {
+	return &recordingLock{
+		Interface: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.LeaseName},
+			Client:     cfg.Client.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: cfg.Identity},
+		},
+		identity:      cfg.Identity,
+		term:          t,
+		now:           time.Now,
+		beforeRelease: beforeRelease,
+		onHolder:      cfg.Holder,
+	}
+}
+
+// electionConfig is client-go's elector on lock, with the lease timings
+// above; leading runs on the elector's goroutine once the lease is won.
+func electionConfig(cfg Config, lock resourcelock.Interface, leading func(context.Context)) leaderelection.LeaderElectionConfig {
+	return leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		Name:            cfg.LeaseName,
+		LeaseDuration:   LeaseDuration,
+		RenewDeadline:   RenewDeadline,
+		RetryPeriod:     RetryPeriod,
+		ReleaseOnCancel: true, // a clean stop frees the lease at once for the standby
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: leading,
+			OnStoppedLeading: func() {},
+		},
+	}
 }
 
 // closed reports whether c is closed, without waiting. The fence watcher
@@ -206,91 +187,4 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// recordingLock lets Run see the elector's "became leader" moment and hold
-// a release until the work has stopped, tells who holds the Lease, and
-// stamps the term with each renewal.
-//
-// Once the term was won and has gone RenewDeadline without a renewal, the
-// lock refuses the elector's own requests too, without sending them: the
-// process exits on a lost lease and never campaigns again, so after that
-// moment there is nothing it may still ask the apiserver. client-go's
-// elector then gives up at its renew deadline; its release, refused the same
-// way, is not needed, since the successor has the Lease or will at expiry.
-type recordingLock struct {
-	resourcelock.Interface
-	identity      string
-	term          *term
-	now           func() time.Time
-	onEvent       func(string)
-	beforeRelease func()
-	onHolder      func(string)
-}
-
-// over reports a term that was won and is no longer live.
-func (l *recordingLock) over() bool {
-	return l.term != nil && l.term.won() && !l.term.live(l.now())
-}
-
-// Get is a standby's read of the Lease, which the elector makes anyway:
-// the holder comes at no extra request. A leader renews without reading,
-// so Create and Update tell its own writes.
-func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
-	if l.over() {
-		return nil, nil, ErrTermOver
-	}
-	r, raw, err := l.Interface.Get(ctx)
-	if err == nil && r != nil {
-		l.holder(r.HolderIdentity)
-	}
-	return r, raw, err
-}
-
-func (l *recordingLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
-	if l.over() {
-		return ErrTermOver
-	}
-	sent := l.now()
-	err := l.Interface.Create(ctx, r)
-	if err == nil {
-		l.wrote(r.HolderIdentity, sent)
-	}
-	return err
-}
-
-// wrote hears a successful write of the Lease: a renewal when it names us.
-func (l *recordingLock) wrote(holder string, sent time.Time) {
-	if holder != "" && holder == l.identity && l.term != nil {
-		l.term.renewed(sent)
-	}
-	l.holder(holder)
-}
-
-func (l *recordingLock) holder(h string) {
-	if l.onHolder != nil {
-		l.onHolder(h)
-	}
-}
-
-// Update is called by the elector to renew and, with an empty holder, to
-// release.
-func (l *recordingLock) Update(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
-	if r.HolderIdentity == "" && l.beforeRelease != nil {
-		l.beforeRelease()
-	}
-	if l.over() {
-		return ErrTermOver
-	}
-	sent := l.now()
-	err := l.Interface.Update(ctx, r)
-	if err == nil {
-		l.wrote(r.HolderIdentity, sent)
-	}
-	return err
-}
-
-func (l *recordingLock) RecordEvent(e string) {
-	l.onEvent(e)
-	l.Interface.RecordEvent(e)
 }

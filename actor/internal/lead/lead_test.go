@@ -450,3 +450,41 @@ func derefInt(p *int32) any {
 	}
 	return *p
 }
+
+// The kill switch's watch never reports the delete here (it lags, as after an
+// apiserver restart or on a half-open connection): the write path alone
+// must see the Deployment gone, refuse the write, end the term and release.
+func TestRun_WriteFindsTheDeploymentGoneWhileTheWatchLags(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(actorDeployment(false))
+		events := &journal{}
+		journalReleases(client, events)
+		never := make(chan struct{}) // the lagging kill switch
+		var firstErr, secondErr error
+		work := func(ctx context.Context, f *Fence) error {
+			if err := client.AppsV1().Deployments(testNamespace).Delete(ctx, testDeployment, metav1.DeleteOptions{}); err != nil {
+				t.Errorf("delete the Deployment: %v", err)
+			}
+			_, _, firstErr = f.Write(ctx)
+			<-ctx.Done()
+			_, _, secondErr = f.Write(context.Background())
+			events.add("work returned")
+			return ctx.Err()
+		}
+		r := startRun(t, candidate(client, "a"), never, work)
+		err := r.wait(t, time.Second)
+
+		if !errors.Is(err, ErrFenced) {
+			t.Errorf("Run = %v, want ErrFenced", err)
+		}
+		if !errors.Is(firstErr, ErrFenced) || !errors.Is(secondErr, ErrFenced) {
+			t.Errorf("writes after the delete = %v, %v; want ErrFenced twice", firstErr, secondErr)
+		}
+		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
+		}
+		if got := holderOf(t, client); got != "" {
+			t.Errorf("lease holder after fencing = %q, want none", got)
+		}
+	})
+}

@@ -163,13 +163,4 @@ func receive[T any](t *testing.T, ch <-chan T, within time.Duration, what string
 	}
 }
 
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
 var errApiserverDown = errors.New("apiserver unavailable")

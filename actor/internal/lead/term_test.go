@@ -4,129 +4,127 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
-
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // The renew deadline the term lives by is the contract's 10 s, written here
 // as a number so a change of the constant shows.
 const renewDeadlineSeconds = 10
 
-func TestSendGuard_RefusesATermsWorkOnceItWentTenSecondsWithoutARenewal(t *testing.T) {
-	sent := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	won := &term{}
-	won.renewed(sent)
-	for _, tc := range []struct {
-		name     string
-		term     *term // nil: a request outside any term
-		at       time.Time
-		wantSent bool
-	}{
-		{"a term's request just inside the deadline is sent", won, sent.Add(renewDeadlineSeconds*time.Second - time.Nanosecond), true},
-		{"exactly at the deadline is refused", won, sent.Add(renewDeadlineSeconds * time.Second), false},
-		{"thawed 20 s later, after a successor took over, is refused", won, sent.Add(20 * time.Second), false},
-		{"a term never won sends nothing", &term{}, sent, false},
-		{"a request outside any term is sent", nil, sent.Add(time.Hour), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			if tc.term != nil {
-				ctx = withTerm(ctx, tc.term)
-			}
-			next := &countingTransport{}
-			guard := &sendGuard{next: next, now: func() time.Time { return tc.at }}
-			body := &closeRecorder{}
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://apiserver/apis/x", body)
-			_, err := guard.RoundTrip(req)
-			if got := next.calls == 1; got != tc.wantSent {
-				t.Fatalf("sent = %v, want %v (err %v)", got, tc.wantSent, err)
-			}
-			if !tc.wantSent && (!errors.Is(err, ErrTermOver) || !body.closed) {
-				t.Errorf("refusal err = %v, body closed = %v; want ErrTermOver and a closed body", err, body.closed)
-			}
+// wonTerm is a term under ctx whose Lease was just written naming us.
+func wonTerm(ctx context.Context) *term {
+	t := newTerm(ctx)
+	t.renewed(time.Now())
+	return t
+}
+
+func TestTerm_StopThenWaitReturnsOnlyAfterTheWorkHasReturned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		events := &journal{}
+		tm := wonTerm(t.Context())
+		leading, stopLeading := context.WithCancel(t.Context())
+		defer stopLeading()
+		tm.start(leading, func(ctx context.Context) error {
+			<-ctx.Done()
+			time.Sleep(linger) // a write still in flight
+			events.add("work returned")
+			return ctx.Err()
 		})
-	}
+		synctest.Wait()
+		tm.stop()
+		tm.wait()
+		events.add("wait returned")
+		if got, want := events.list(), []string{"work returned", "wait returned"}; !slices.Equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
+		}
+		if tm.lost.Load() {
+			t.Errorf("a stop asked for marked the term lost")
+		}
+	})
 }
 
-func TestLock_ARenewalStampsTheTermWithWhenItWasSent(t *testing.T) {
-	start := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	now := start
-	inner := &slowLock{advance: func() { now = now.Add(3 * time.Second) }} // each write takes 3 s
-	tm := &term{}
-	l := &recordingLock{Interface: inner, identity: "me", term: tm, now: func() time.Time { return now }}
-
-	if err := l.Create(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
-		t.Fatal(err)
-	}
-	// Sent at start, answered at start+3 s: the term ends 10 s after the send.
-	if !tm.live(start.Add(renewDeadlineSeconds*time.Second-time.Nanosecond)) || tm.live(start.Add(renewDeadlineSeconds*time.Second)) {
-		t.Fatalf("term stamped %v, want the send time %v", *tm.renewSent.Load(), start)
-	}
-	// A write naming someone else (a release) is no renewal.
-	if err := l.Update(context.Background(), resourcelock.LeaderElectionRecord{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := *tm.renewSent.Load(); !got.Equal(start) {
-		t.Errorf("a release moved the term's stamp to %v", got)
-	}
+func TestTerm_StoppedBeforeItStartsNeverRunsTheWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tm := wonTerm(t.Context())
+		tm.stop()
+		tm.start(t.Context(), func(context.Context) error {
+			t.Errorf("a term stopped while winning ran its work")
+			return nil
+		})
+		tm.wait()
+	})
 }
 
-func TestLock_AfterTheTermEndsTheElectorSendsNothing(t *testing.T) {
-	start := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	now := start
-	inner := &slowLock{}
-	tm := &term{}
-	l := &recordingLock{Interface: inner, identity: "me", term: tm, now: func() time.Time { return now }}
-
-	// A standby campaigns: its reads go out though it never won.
-	if _, _, err := l.Get(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Update(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
-		t.Fatal(err)
-	}
-	now = start.Add(9 * time.Second) // inside the term: a renewal goes out
-	if err := l.Update(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
-		t.Fatal(err)
-	}
-	calls := inner.calls
-	now = now.Add(renewDeadlineSeconds * time.Second) // frozen past the renew deadline, then thawed
-	if _, _, err := l.Get(context.Background()); !errors.Is(err, ErrTermOver) {
-		t.Errorf("Get after the term: %v, want ErrTermOver", err)
-	}
-	if err := l.Update(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); !errors.Is(err, ErrTermOver) {
-		t.Errorf("renewal after the term: %v, want ErrTermOver", err)
-	}
-	if err := l.Update(context.Background(), resourcelock.LeaderElectionRecord{}); !errors.Is(err, ErrTermOver) {
-		t.Errorf("release after the term: %v, want ErrTermOver", err)
-	}
-	if inner.calls != calls {
-		t.Errorf("%d request(s) reached the Lease after the term ended, want 0", inner.calls-calls)
-	}
+func TestTerm_NeverWonWaitsForNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tm := newTerm(t.Context())
+		start := time.Now()
+		tm.stop()
+		tm.wait()
+		if took := time.Since(start); took != 0 {
+			t.Errorf("wait on a term never won took %s, want at once", took)
+		}
+	})
 }
 
-// slowLock is a Lease lock that answers every call and counts it; advance,
-// if set, runs inside each write, as the time the apiserver takes.
-type slowLock struct {
-	resourcelock.Interface
-	calls   int
-	advance func()
+func TestTerm_LeadershipEndingUnderTheWorkStopsItAndMarksTheTermLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tm := wonTerm(t.Context())
+		defer tm.stop()
+		leading, stopLeading := context.WithCancel(t.Context())
+		tm.start(leading, func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		synctest.Wait()
+		stopLeading()
+		tm.wait()
+		if !tm.lost.Load() {
+			t.Errorf("the term is not marked lost")
+		}
+		if !errors.Is(tm.err, context.Canceled) {
+			t.Errorf("work's error = %v, want context.Canceled", tm.err)
+		}
+	})
 }
 
-func (s *slowLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
-	s.calls++
-	return &resourcelock.LeaderElectionRecord{}, nil, nil
+func TestTerm_WorkEndingOnItsOwnIsNoLossWhenLeadershipEndsAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errBroken := errors.New("work broke")
+		tm := wonTerm(t.Context())
+		defer tm.stop()
+		leading, stopLeading := context.WithCancel(t.Context())
+		tm.start(leading, func(context.Context) error { return errBroken })
+		tm.wait()
+		stopLeading() // the elector stops after the work, as Run orders it
+		synctest.Wait()
+		if tm.lost.Load() {
+			t.Errorf("work that ended on its own marked the term lost")
+		}
+		if !errors.Is(tm.err, errBroken) {
+			t.Errorf("work's error = %v, want %v", tm.err, errBroken)
+		}
+	})
 }
 
-func (s *slowLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return s.write() }
-func (s *slowLock) Update(context.Context, resourcelock.LeaderElectionRecord) error { return s.write() }
-
-func (s *slowLock) write() error {
-	s.calls++
-	if s.advance != nil {
-		s.advance()
-	}
-	return nil
+func TestTerm_WorkRequestsAreRefusedOnceTheTermWentTenSecondsWithoutARenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tm := wonTerm(t.Context())
+		defer tm.stop()
+		next := &countingTransport{}
+		transport := &deadlineTransport{next: next, now: func() time.Time { return time.Now().Add(renewDeadlineSeconds * time.Second) }}
+		var err error
+		tm.start(t.Context(), func(ctx context.Context) error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://apiserver/apis/x", nil)
+			_, err = transport.RoundTrip(req)
+			return nil
+		})
+		tm.wait()
+		if !errors.Is(err, ErrTermOver) || next.calls != 0 {
+			t.Errorf("a request of the work after the term: err %v, %d sent; want ErrTermOver, none sent", err, next.calls)
+		}
+	})
 }

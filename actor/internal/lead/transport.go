@@ -11,7 +11,7 @@ import (
 // already passed when it reached the wire.
 var ErrPastDeadline = errors.New("request not sent: its deadline has passed")
 
-// SendGuard wraps the transport closest to the wire (rest.Config's
+// DeadlineTransport wraps the transport closest to the wire (rest.Config's
 // WrapTransport) and refuses any request whose context deadline has passed,
 // and any request of a leadership term's work once that term has gone
 // RenewDeadline without a renewal (see term): a deposed leader's work,
@@ -22,28 +22,28 @@ var ErrPastDeadline = errors.New("request not sent: its deadline has passed")
 // lease resumes with that timer still to fire, and the goroutine about to
 // send can win the race against it. The monotonic clock kept running while
 // the process was frozen, so comparing against it here closes the race.
-func SendGuard(next http.RoundTripper) http.RoundTripper {
-	return &sendGuard{next: next, now: time.Now}
+func DeadlineTransport(next http.RoundTripper) http.RoundTripper {
+	return &deadlineTransport{next: next, now: time.Now}
 }
 
-type sendGuard struct {
+type deadlineTransport struct {
 	next http.RoundTripper
 	now  func() time.Time
 }
 
-func (g *sendGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t, ok := termOf(req.Context()); ok && !t.live(g.now()) {
+func (d *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t, ok := termOf(req.Context()); ok && !t.live(d.now()) {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
 		return nil, fmt.Errorf("%w: %s %s", ErrTermOver, req.Method, req.URL.Path)
 	}
-	if deadline, ok := req.Context().Deadline(); ok && !g.now().Before(deadline) {
+	if deadline, ok := req.Context().Deadline(); ok && !d.now().Before(deadline) {
 		if req.Body != nil {
 			_ = req.Body.Close() // RoundTrip owns the body, even when refusing
 		}
 		return nil, fmt.Errorf("%w: %s %s, %s late", ErrPastDeadline, req.Method, req.URL.Path,
-			g.now().Sub(deadline).Truncate(time.Millisecond))
+			d.now().Sub(deadline).Truncate(time.Millisecond))
 	}
-	return g.next.RoundTrip(req)
+	return d.next.RoundTrip(req)
 }

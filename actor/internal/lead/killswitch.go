@@ -14,10 +14,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// Guard watches the actor's own Deployment. Deleting it is the kill switch:
-// the moment it is gone or marked for deletion, Fenced closes, without
-// waiting for the kubelet to kill this pod.
-type Guard struct {
+// KillSwitch watches the actor's own Deployment, whose deletion is the kill
+// switch: the moment it is gone or marked for deletion, Fenced closes,
+// without waiting for the kubelet to kill this pod.
+type KillSwitch struct {
 	fenced chan struct{}
 	once   sync.Once
 	ctrl   cache.Controller
@@ -26,10 +26,10 @@ type Guard struct {
 	name   string
 }
 
-// NewGuard watches namespace/name; the RBAC grants get, list and watch on
-// that one Deployment.
-func NewGuard(client kubernetes.Interface, namespace, name string, log *slog.Logger) *Guard {
-	g := &Guard{fenced: make(chan struct{}), log: log, name: name}
+// NewKillSwitch watches namespace/name; the RBAC grants get, list and
+// watch on that one Deployment.
+func NewKillSwitch(client kubernetes.Interface, namespace, name string, log *slog.Logger) *KillSwitch {
+	k := &KillSwitch{fenced: make(chan struct{}), log: log, name: name}
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	deps := client.AppsV1().Deployments(namespace)
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
@@ -42,7 +42,7 @@ func NewGuard(client kubernetes.Interface, namespace, name string, log *slog.Log
 			return deps.Watch(ctx, o)
 		},
 	}, client)
-	g.store, g.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
+	k.store, k.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw,
 		ObjectType:    &appsv1.Deployment{},
 		// Only whether it is being deleted matters.
@@ -53,43 +53,43 @@ func NewGuard(client kubernetes.Interface, namespace, name string, log *slog.Log
 			return obj, nil
 		},
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { g.check() },
-			UpdateFunc: func(any, any) { g.check() },
-			DeleteFunc: func(any) { g.check() },
+			AddFunc:    func(any) { k.check() },
+			UpdateFunc: func(any, any) { k.check() },
+			DeleteFunc: func(any) { k.check() },
 		},
 	})
-	return g
+	return k
 }
 
 // Run watches until ctx is done. After the first list it fences at once if
 // the Deployment does not exist: an actor without its Deployment never acts.
-func (g *Guard) Run(ctx context.Context, synced chan<- struct{}) {
+func (k *KillSwitch) Run(ctx context.Context, synced chan<- struct{}) {
 	go func() {
-		if cache.WaitForCacheSync(ctx.Done(), g.ctrl.HasSynced) {
-			g.check()
+		if cache.WaitForCacheSync(ctx.Done(), k.ctrl.HasSynced) {
+			k.check()
 			close(synced)
 		}
 	}()
-	g.ctrl.RunWithContext(ctx)
+	k.ctrl.RunWithContext(ctx)
 }
 
 // Fenced closes when acting must stop for good.
-func (g *Guard) Fenced() <-chan struct{} { return g.fenced }
+func (k *KillSwitch) Fenced() <-chan struct{} { return k.fenced }
 
-func (g *Guard) check() {
-	if !g.ctrl.HasSynced() {
+func (k *KillSwitch) check() {
+	if !k.ctrl.HasSynced() {
 		return
 	}
 	alive := false
-	for _, obj := range g.store.List() {
+	for _, obj := range k.store.List() {
 		if d, ok := obj.(*deploymentRecord); ok && !d.deleting {
 			alive = true
 		}
 	}
 	if !alive {
-		g.once.Do(func() {
-			g.log.Warn("Own Deployment deleted or deleting: fencing", "deployment", g.name)
-			close(g.fenced)
+		k.once.Do(func() {
+			k.log.Warn("Own Deployment deleted or deleting: fencing", "deployment", k.name)
+			close(k.fenced)
 		})
 	}
 }
