@@ -15,7 +15,6 @@ import (
 	"kubehz.dev/agent/observer/internal/actions"
 	"kubehz.dev/agent/observer/internal/beat"
 	"kubehz.dev/agent/observer/internal/cluster"
-	"kubehz.dev/agent/observer/internal/collect"
 	"kubehz.dev/agent/observer/internal/health"
 	"kubehz.dev/agent/observer/internal/inventory"
 	"kubehz.dev/agent/observer/internal/machines"
@@ -90,9 +89,9 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	return o
 }
 
-// build renders the current snapshot as the wire wants it.
+// build renders every source's current view as the wire wants it.
 func (o *observer) build(now time.Time) ([]byte, error) {
-	p := collect.Build(collect.Input{
+	return json.Marshal(beat.Build(beat.Input{
 		ClusterID:         o.cfg.ClusterID,
 		AgentVersion:      buildinfo.Version,
 		KubernetesVersion: o.version.Get(),
@@ -101,17 +100,13 @@ func (o *observer) build(now time.Time) ([]byte, error) {
 		Nodes:             o.caches.Nodes(),
 		Pods:              o.caches.Pods(o.cfg.ReportNamespaces),
 		Events:            o.caches.Events(),
-	})
-	// The actor's reports ride the beat only while its Lease is fresh; with
-	// no live actor the key is absent, which the platform reads as "clear".
-	p.Actions = o.actions.Actions(now)
-	p.Inventory = o.inventory.Snapshot()
-	p.MachineIssues = o.machines.Issues()
-	p.Pools = o.machines.Pools()
-	p.Components = o.health.Components()
-	p.Certificates = o.health.Certificates()
-	p.Cap()
-	return json.Marshal(p)
+		Actions:           o.actions.Actions(now),
+		Inventory:         o.inventory.Snapshot(),
+		MachineIssues:     o.machines.Issues(),
+		Pools:             o.machines.Pools(),
+		Components:        o.health.Components(),
+		Certificates:      o.health.Certificates(),
+	}))
 }
 
 func (o *observer) sizes() status.ObserverCaches {
