@@ -59,7 +59,8 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	o.version = cluster.NewVersion(api.Raw(), log, signal)
 	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), log, signal)
 	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
-	o.machines = machines.New(dyn, kubeapi.ServedBy(api.Raw()), cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
+	o.machines = machines.New(dyn, kubeapi.ServedBy(api.Raw()), cfg.MDNamespace, clk,
+		machines.Options{Events: o.caches.Events, Interval: cfg.FullInterval, Log: log, Notify: signal})
 	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk, cfg.FullInterval, log, signal)
 	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)},
 		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk, log, signal)
