@@ -15,7 +15,6 @@ import (
 	"kubehz.dev/agent/observer/internal/actions"
 	"kubehz.dev/agent/observer/internal/beat"
 	"kubehz.dev/agent/observer/internal/cluster"
-	"kubehz.dev/agent/observer/internal/collect"
 	"kubehz.dev/agent/observer/internal/health"
 	"kubehz.dev/agent/observer/internal/inventory"
 	"kubehz.dev/agent/observer/internal/machines"
@@ -60,7 +59,8 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	o.version = cluster.NewVersion(api.Raw(), log, signal)
 	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), log, signal)
 	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
-	o.machines = machines.New(dyn, kubeapi.ServedBy(api.Raw()), cfg.MDNamespace, o.caches.Events, clk, cfg.FullInterval, log, signal)
+	o.machines = machines.New(dyn, kubeapi.ServedBy(api.Raw()), cfg.MDNamespace, clk,
+		machines.Options{Events: o.caches.Events, Interval: cfg.FullInterval, Log: log, Notify: signal})
 	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk, cfg.FullInterval, log, signal)
 	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)},
 		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk, log, signal)
@@ -90,9 +90,9 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	return o
 }
 
-// build renders the current snapshot as the wire wants it.
+// build renders every source's current view as the wire wants it.
 func (o *observer) build(now time.Time) ([]byte, error) {
-	p := collect.Build(collect.Input{
+	return json.Marshal(beat.Build(beat.Input{
 		ClusterID:         o.cfg.ClusterID,
 		AgentVersion:      buildinfo.Version,
 		KubernetesVersion: o.version.Get(),
@@ -101,17 +101,13 @@ func (o *observer) build(now time.Time) ([]byte, error) {
 		Nodes:             o.caches.Nodes(),
 		Pods:              o.caches.Pods(o.cfg.ReportNamespaces),
 		Events:            o.caches.Events(),
-	})
-	// The actor's reports ride the beat only while its Lease is fresh; with
-	// no live actor the key is absent, which the platform reads as "clear".
-	p.Actions = o.actions.Actions(now)
-	p.Inventory = o.inventory.Snapshot()
-	p.MachineIssues = o.machines.Issues()
-	p.Pools = o.machines.Pools()
-	p.Components = o.health.Components()
-	p.Certificates = o.health.Certificates()
-	p.Cap()
-	return json.Marshal(p)
+		Actions:           o.actions.Actions(now),
+		Inventory:         o.inventory.Snapshot(),
+		MachineIssues:     o.machines.Issues(),
+		Pools:             o.machines.Pools(),
+		Components:        o.health.Components(),
+		Certificates:      o.health.Certificates(),
+	}))
 }
 
 func (o *observer) sizes() status.ObserverCaches {

@@ -17,7 +17,7 @@ import (
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 
-	"kubehz.dev/agent/shared/slim"
+	"kubehz.dev/agent/shared/informer"
 )
 
 // MachineGVR is machine-controller's Machine, in the MD namespace.
@@ -55,7 +55,7 @@ func NewMachines(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace str
 		served:    bind(served, MachineGVR),
 		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
 		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
-		watchList: dyn, object: &unstructured.Unstructured{}, transform: slim.Transform("machine", machineFrom),
+		watchList: dyn, object: &unstructured.Unstructured{}, transform: informer.Transform("machine", machineFrom),
 		log: log,
 	}}
 }

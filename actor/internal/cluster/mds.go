@@ -24,7 +24,7 @@ import (
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 
-	"kubehz.dev/agent/shared/slim"
+	"kubehz.dev/agent/shared/informer"
 )
 
 // GVR is machine-controller's MachineDeployment; the group is the legacy
@@ -112,7 +112,7 @@ func (c *Cache) Get(ctx context.Context, name string) (*Record, error) {
 	return recordFrom(u), nil
 }
 
-var transform = slim.Transform("machinedeployment", recordFrom)
+var transform = informer.Transform("machinedeployment", recordFrom)
 
 func recordFrom(u *unstructured.Unstructured) *Record {
 	r := &Record{

@@ -16,7 +16,7 @@ import (
 
 	"kubehz.dev/agent/actor/internal/guard"
 
-	"kubehz.dev/agent/shared/slim"
+	"kubehz.dev/agent/shared/informer"
 )
 
 // Node is what healing reads from one Node: a few dozen bytes of a
@@ -57,7 +57,7 @@ func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
 		what:      "Nodes",
 		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return api.List(ctx, o) },
 		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return api.Watch(ctx, o) },
-		watchList: client, object: &corev1.Node{}, transform: slim.Transform("node", NodeFrom),
+		watchList: client, object: &corev1.Node{}, transform: informer.Transform("node", NodeFrom),
 		log: log,
 	}}
 }

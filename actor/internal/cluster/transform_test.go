@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"kubehz.dev/agent/shared/slim"
+	"kubehz.dev/agent/shared/informer"
 
 	"errors"
 	"reflect"
@@ -149,9 +149,9 @@ func TestTransform_RewrapsTombstones(t *testing.T) {
 		{
 			name:    "a tombstone of something else is refused",
 			in:      cache.DeletedFinalStateUnknown{Key: "kube-system/pool-a", Obj: "pool-a"},
-			wantErr: slim.ErrUnexpected,
+			wantErr: informer.ErrUnexpected,
 		},
-		{name: "something else is refused", in: 42, wantErr: slim.ErrUnexpected},
+		{name: "something else is refused", in: 42, wantErr: informer.ErrUnexpected},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

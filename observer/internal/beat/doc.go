@@ -1,7 +1,9 @@
-// Package beat decides when the observer sends a heartbeat and delivers it.
+// Package beat builds the observer's heartbeat, decides when to send it and
+// delivers it.
 //
-// Decide is the pure cadence rule: it reads no clock and does no I/O, so the
-// coalescer that calls it can be tested at exact boundaries. Sender is the
-// single-slot delivery loop: the coalescer hands it the newest payload and
-// never waits on the network.
+// Build turns every source's current view into one capped schema-2 payload.
+// Decide is the pure cadence rule. Both read no clock and do no I/O, so what
+// a beat carries and when it goes are pinned by table tests at exact
+// boundaries. Loop calls Decide and Build; Sender is the single-slot delivery
+// loop: the loop hands it the newest payload and never waits on the network.
 package beat

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
-	"kubehz.dev/agent/shared/slim"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -62,7 +62,7 @@ func (p *Pod) GetObjectMeta() metav1.Object {
 	return &metav1.ObjectMeta{Namespace: ns, Name: name}
 }
 
-var podTransform = slim.Transform("pod", func(p *kubeapi.PodPhase) *Pod {
+var podTransform = informer.Transform("pod", func(p *kubeapi.PodPhase) *Pod {
 	return &Pod{Key: p.Namespace + "/" + p.Name, Phase: PhaseOf(p.Status.Phase)}
 })
 
@@ -249,7 +249,7 @@ func (s *podStore) record(obj any) (*Pod, error) {
 			return p, nil
 		}
 	}
-	return nil, slim.ErrUnexpected
+	return nil, informer.ErrUnexpected
 }
 
 func (s *podStore) Resync() error { return nil }

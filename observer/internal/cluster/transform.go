@@ -3,8 +3,8 @@ package cluster
 import (
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
-	"kubehz.dev/agent/shared/slim"
 )
 
 // Transforms run before an object enters an informer cache. They must be
@@ -12,13 +12,13 @@ import (
 // them (watch-list replays, tombstones built from the cache).
 
 var (
-	nodeTransform = slim.Transform("node", NodeFrom)
+	nodeTransform = informer.Transform("node", NodeFrom)
 )
 
 // eventTransform keeps the event message only when notes may leave the
 // cluster: a message the beat will never send should not sit in memory.
 func eventTransform(keepMessage bool) cache.TransformFunc {
-	return slim.Transform("event", func(e *kubeapi.Event) *Event { return EventFrom(e, keepMessage) })
+	return informer.Transform("event", func(e *kubeapi.Event) *Event { return EventFrom(e, keepMessage) })
 }
 
 // MachineKind and ReconcilingError identify machine-controller's retry-loop

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
-	"kubehz.dev/agent/shared/slim"
 )
 
 // CSR is everything the expiry view reads from a CertificateSigningRequest.
@@ -64,7 +64,7 @@ func certNotAfter(data []byte) time.Time {
 }
 
 // csrTransform compacts CSRs to their approval and expiry.
-var csrTransform = slim.Transform("CSR", CSRFrom)
+var csrTransform = informer.Transform("CSR", CSRFrom)
 
 // Earliest picks the earliest expiry the observer can see: the apiserver's
 // serving certificate (zero when unknown) and every certificate issued

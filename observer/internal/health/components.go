@@ -6,8 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
-	"kubehz.dev/agent/shared/slim"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -63,7 +63,7 @@ func PodFrom(p *kubeapi.Pod) *Pod {
 }
 
 // podTransform compacts the control-plane static pods.
-var podTransform = slim.Transform("control-plane pod", PodFrom)
+var podTransform = informer.Transform("control-plane pod", PodFrom)
 
 // ControlPlane decides each component's status from what was observed.
 // readyz nil means the probe failed: apiserver and etcd are then omitted, as

@@ -59,14 +59,14 @@ func New(src Source, restCfg *rest.Config, clk clock.Clock, interval time.Durati
 		clk: clk, interval: interval, log: log, notify: notify,
 		podsChanged: make(chan struct{}, 1),
 	}
-	m.pods, m.podsCtrl = informer(&kubeapi.Pod{}, podTransform,
+	m.pods, m.podsCtrl = newInformer(&kubeapi.Pod{}, podTransform,
 		kubeapi.ListWatch(src.Pods, kubeapi.Selectors{Label: controlPlaneSelector}), m.podsChanged)
 	return m
 }
 
-// informer builds one informer whose cache holds compact records and whose
+// newInformer builds one informer whose cache holds compact records and whose
 // handlers only signal changed (when not nil).
-func informer(example runtime.Object, t cache.TransformFunc,
+func newInformer(example runtime.Object, t cache.TransformFunc,
 	lw cache.ListerWatcher, changed chan struct{}) (cache.Store, cache.Controller) {
 	signal := func() {
 		if changed == nil {
@@ -91,7 +91,7 @@ func informer(example runtime.Object, t cache.TransformFunc,
 }
 
 func (m *Monitor) csrInformer() (cache.Store, cache.Controller) {
-	return informer(&kubeapi.CertificateSigningRequest{}, csrTransform,
+	return newInformer(&kubeapi.CertificateSigningRequest{}, csrTransform,
 		kubeapi.ListWatch(m.csrReader, kubeapi.Selectors{}), nil) // certificate changes wait for the next beat
 }
 

@@ -37,12 +37,20 @@ type Source struct {
 	pools  []wire.Pool
 }
 
-// New builds a Source; nothing talks to the apiserver until Run. served
-// asks discovery whether a resource is there; events reads the cached
-// Warning events (nil: none); notify, if set, is called whenever the issues
-// or the pools change.
-func New(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, events func() []*cluster.Event, clk clock.Clock,
-	interval time.Duration, log *slog.Logger, notify func()) *Source {
+// Options are how a Source fits the rest of the observer; every field may
+// be left zero.
+type Options struct {
+	Events   func() []*cluster.Event // the cached Warning events; nil: none
+	Interval time.Duration           // between passes; zero or less: one minute
+	Log      *slog.Logger            // nil: discard
+	Notify   func()                  // called whenever the issues or the pools change; nil: nobody
+}
+
+// New builds a Source over the machine-controller objects in namespace;
+// nothing talks to the apiserver until Run. served asks discovery whether a
+// resource is there.
+func New(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, clk clock.Clock, opts Options) *Source {
+	interval, log := opts.Interval, opts.Log
 	if interval <= 0 {
 		interval = time.Minute // the contract's default; a zero timer would spin
 	}
@@ -50,7 +58,7 @@ func New(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, eve
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{
-		namespace: namespace, events: events, clk: clk, interval: interval, notify: notify,
+		namespace: namespace, events: opts.Events, clk: clk, interval: interval, notify: opts.Notify,
 		due: make(chan struct{}, 1),
 	}
 	signal := func() {

@@ -70,8 +70,12 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	logs := &syncBuffer{}
 	var notified atomic.Int32
 	events := []*cluster.Event{machineEvent("e", "m-2", "ReconcilingError", "unsupported location", now)}
-	s := New(api, api.served, ns, func() []*cluster.Event { return events }, clk, interval,
-		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
+	s := New(api, api.served, ns, clk, Options{
+		Events:   func() []*cluster.Event { return events },
+		Interval: interval,
+		Log:      slog.New(slog.NewJSONHandler(logs, nil)),
+		Notify:   func() { notified.Add(1) },
+	})
 
 	testrun.Until(t, patience, s.Run)
 
@@ -171,8 +175,12 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	clk := clocktesting.NewFakeClock(now)
 	logs := &syncBuffer{}
 	var notified atomic.Int32
-	s := New(api, api.served, ns, func() []*cluster.Event { return nil }, clk, interval,
-		slog.New(slog.NewJSONHandler(logs, nil)), func() { notified.Add(1) })
+	s := New(api, api.served, ns, clk, Options{
+		Events:   func() []*cluster.Event { return nil },
+		Interval: interval,
+		Log:      slog.New(slog.NewJSONHandler(logs, nil)),
+		Notify:   func() { notified.Add(1) },
+	})
 	testrun.Until(t, patience, s.Run)
 	await(t, "the pool and the machine's issue", func() bool { return len(s.Pools()) == 1 && len(s.Issues()) == 1 })
 	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })

@@ -8,7 +8,7 @@ import (
 
 	"kubehz.dev/agent/shared/machinepool"
 
-	"kubehz.dev/agent/shared/slim"
+	"kubehz.dev/agent/shared/informer"
 )
 
 // APIGroup is machine-controller's legacy group, not cluster.x-k8s.io.
@@ -25,8 +25,8 @@ var (
 // them (relist replays, tombstones built from the cache).
 
 var (
-	machineTransform    = slim.Transform("machine", MachineFrom)
-	deploymentTransform = slim.Transform("machinedeployment", DeploymentFrom)
+	machineTransform    = informer.Transform("machine", MachineFrom)
+	deploymentTransform = informer.Transform("machinedeployment", DeploymentFrom)
 )
 
 // MachineFrom compacts a Machine. Fields of the wrong type read as absent.

@@ -1,6 +1,6 @@
-// Package slim holds what both binaries' informers share: the
+// Package informer holds what both binaries' informers share: the
 // transform that keeps a compact record, never the whole object, in a cache.
-package slim
+package informer
 
 import (
 	"errors"

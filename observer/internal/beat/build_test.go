@@ -1,4 +1,4 @@
-package collect
+package beat
 
 import (
 	"encoding/json"
@@ -54,10 +54,9 @@ func TestBuild_FullSnapshot(t *testing.T) {
 		Workloads: wire.Workloads{Pods: wire.Pods{Total: 3, Running: 1, Pending: 1, Succeeded: 1}},
 		Events:    []wire.Event{{Reason: "FailedMount", Kind: "Pod", Count: 2, LastSeen: "2026-07-06T12:14:40Z"}},
 	}
-	got := Build(in)
-	got.Cap() // the wire order of nodes is the cap pass's (docs/contract.md#g-4)
+	got := Build(in) // the wire order of nodes is the cap pass's (docs/contract.md#g-4)
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Build+Cap =\n%+v\nwant\n%+v", got, want)
+		t.Errorf("Build =\n%+v\nwant\n%+v", got, want)
 	}
 	const wantJSON = `{"schema":2,"clusterId":"demo.example.net","timestamp":"2026-07-06T12:15:00Z",` +
 		`"agent":{"version":"1.2.3","mode":"operator"},"kubernetes":{"version":"v1.35.5"},` +
@@ -99,8 +98,8 @@ func TestBuild_NoNodesMarshalAsEmptyList(t *testing.T) {
 }
 
 // The wire order comes from the cap pass, which sorts after clamping
-// (docs/contract.md#g-4); Build then Cap is exactly what the observer sends.
-func TestBuildAndCap_NodesSortedByNameAndMapped(t *testing.T) {
+// (docs/contract.md#g-4), which Build runs last.
+func TestBuild_NodesSortedByNameAndMapped(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []*cluster.Node
@@ -136,9 +135,7 @@ func TestBuildAndCap_NodesSortedByNameAndMapped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Build(Input{Now: now, Nodes: tt.in})
-			p.Cap()
-			if got := p.Nodes; !reflect.DeepEqual(got, tt.want) {
+			if got := Build(Input{Now: now, Nodes: tt.in}).Nodes; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("nodes =\n%+v\nwant\n%+v", got, tt.want)
 			}
 		})
@@ -292,6 +289,38 @@ func TestBuild_PrivacyGateControlsNamespacesAndNotes(t *testing.T) {
 				t.Errorf("events JSON = %s, want %s", got.Events, tt.wantEvents)
 			}
 		})
+	}
+}
+
+// The sources that hand over wire shapes reach the beat through Build too,
+// under the same cap pass as the records Build maps itself.
+func TestBuild_CarriesTheOtherSourcesCapped(t *testing.T) {
+	in := Input{
+		Now: now,
+		Actions: []wire.Action{
+			{Type: "scale", Target: "workers-a", Status: "done", Revision: 7},
+			{Type: "scale", Target: "", Status: "done", Revision: 7},
+		},
+		Inventory: &wire.Inventory{Lok8sVersion: "0.9.0", Kind: "lok8s", SpecHash: "abc", RenderedAt: nowWire,
+			Addons: []wire.Addon{{Name: "cilium"}, {Name: ""}}},
+		MachineIssues: []wire.MachineIssue{{Pool: "workers-a", Reason: "CreateFailed"}, {Pool: "", Reason: "CreateFailed"}},
+		Pools:         []wire.Pool{{Name: "workers-a", Replicas: 3, Ready: 2}},
+		Components:    []wire.Component{{Name: "etcd", Status: "Healthy"}},
+		Certificates:  &wire.Certificates{ExpiresAt: nowWire},
+	}
+	const want = `"components":[{"name":"etcd","status":"Healthy"}],` +
+		`"workloads":{"pods":{"total":0,"running":0,"pending":0,"failed":0,"succeeded":0,"unknown":0}},` +
+		`"actions":[{"type":"scale","target":"workers-a","status":"done","revision":7}],` +
+		`"machineIssues":[{"pool":"workers-a","reason":"CreateFailed"}],` +
+		`"inventory":{"lok8sVersion":"0.9.0","kind":"lok8s","specHash":"abc","renderedAt":"2026-07-06T12:15:00Z",` +
+		`"addons":[{"name":"cilium"}]},` +
+		`"pools":[{"name":"workers-a","replicas":3,"ready":2}],` +
+		`"certificates":{"expiresAt":"2026-07-06T12:15:00Z"}}`
+	if j := marshal(t, Build(in)); !strings.HasSuffix(j, want) {
+		t.Errorf("JSON =\n%s\nwant it to end with\n%s", j, want)
+	}
+	if got := Build(Input{Now: now, Actions: []wire.Action{}}).Actions; got != nil {
+		t.Errorf("an empty action list = %#v, want no key (nil)", got)
 	}
 }
 

@@ -1,7 +1,4 @@
-// Package collect turns the observer's cached records into one schema-2
-// heartbeat payload. It is pure: the same records and clock give the same
-// payload, so every rule of the wire contract is pinned by table tests.
-package collect
+package beat
 
 import (
 	"sort"
@@ -12,33 +9,59 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// MaxEvents is how many Warning events a beat carries, newest first.
-const MaxEvents = 20
+// EventsKept is how many Warning events a beat carries, newest first. It is
+// the observer's own choice, below the platform's bound on the list
+// (wire.MaxEvents), which the cap pass enforces.
+const EventsKept = 20
 
-// Input is everything one beat is built from.
+// Input is everything one beat is built from, each source's view as of Now.
 type Input struct {
 	ClusterID         string
 	AgentVersion      string
 	KubernetesVersion string // the apiserver's gitVersion; "" until discovery answers
 	Now               time.Time
 	ReportNamespaces  bool // privacy gate: byNamespace, event namespace and note
-	Nodes             []*cluster.Node
-	Pods              wire.Pods // counted by the cache, which keeps no pod records
-	Events            []*cluster.Event
+
+	// The informer cache's records, which Build maps to the wire.
+	Nodes  []*cluster.Node
+	Pods   wire.Pods // counted by the cache, which keeps no pod records
+	Events []*cluster.Event
+
+	// The other sources hand over wire shapes already; Build only caps them.
+
+	// Actions are the actor's reports, nil while its Lease is stale: with no
+	// live actor the key is absent, which the platform reads as "clear".
+	Actions       []wire.Action
+	Inventory     *wire.Inventory // nil: no ClusterInventory to mirror
+	MachineIssues []wire.MachineIssue
+	Pools         []wire.Pool
+	Components    []wire.Component
+	Certificates  *wire.Certificates
 }
 
-// Build assembles the payload. The caller runs the cap pass before sending.
+// Build assembles the payload and runs the cap pass over it: the result is
+// exactly what the observer encodes and sends. It is pure: the same input
+// gives the same payload, so every rule of the wire contract is pinned by
+// table tests.
 func Build(in Input) wire.Payload {
-	return wire.Payload{
-		Schema:     wire.Schema,
-		ClusterID:  in.ClusterID,
-		Timestamp:  Timestamp(in.Now),
-		Agent:      wire.Agent{Version: in.AgentVersion, Mode: wire.ModeOperator},
-		Kubernetes: wire.Kubernetes{Version: in.KubernetesVersion},
-		Nodes:      nodes(in.Nodes),
-		Workloads:  wire.Workloads{Pods: pods(in.Pods, in.ReportNamespaces)},
-		Events:     events(in.Events, in.ReportNamespaces),
+	p := wire.Payload{
+		Schema:        wire.Schema,
+		ClusterID:     in.ClusterID,
+		Timestamp:     Timestamp(in.Now),
+		Agent:         wire.Agent{Version: in.AgentVersion, Mode: wire.ModeOperator},
+		Kubernetes:    wire.Kubernetes{Version: in.KubernetesVersion},
+		Nodes:         nodes(in.Nodes),
+		Workloads:     wire.Workloads{Pods: pods(in.Pods, in.ReportNamespaces)},
+		Events:        events(in.Events, in.ReportNamespaces),
+		Actions:       in.Actions,
+		Inventory:     in.Inventory,
+		MachineIssues: in.MachineIssues,
+		Pools:         in.Pools,
+		Components:    in.Components,
+		Certificates:  in.Certificates,
 	}
+	p.Cap()
+	return p
 }
 
 // Timestamp renders t as the wire wants it: UTC, whole seconds, Z suffix.
@@ -96,8 +119,8 @@ func events(recs []*cluster.Event, reportNamespaces bool) []wire.Event {
 		}
 		return a.Namespace > b.Namespace
 	})
-	if len(warnings) > MaxEvents {
-		warnings = warnings[:MaxEvents]
+	if len(warnings) > EventsKept {
+		warnings = warnings[:EventsKept]
 	}
 	if len(warnings) == 0 {
 		return nil // an empty list is dropped from the beat
