@@ -25,47 +25,37 @@ func BenchmarkDecode(b *testing.B) {
 	for i := range events.Items {
 		events.Items[i] = *fullEvent(fmt.Sprintf("wrk-%d.1", i), 3, i%2 == 0)
 	}
+	protobuf := func(obj interface{ Marshal() ([]byte, error) }) []byte {
+		data, err := obj.Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	asJSON := func(obj any) []byte {
+		data, err := json.Marshal(obj)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
 	decoders := []struct {
-		name string
-		in   interface{ Marshal() ([]byte, error) }
-		into func() interface{ Unmarshal([]byte) error }
+		name   string
+		data   []byte
+		decode func([]byte) error
 	}{
-		{"protobuf/NodeList-5000", nodes, func() interface{ Unmarshal([]byte) error } { return new(NodeList) }},
-		{"protobuf/PodPhaseList-50000", pods, func() interface{ Unmarshal([]byte) error } { return new(PodPhaseList) }},
-		{"protobuf/EventList-1000", events, func() interface{ Unmarshal([]byte) error } { return new(EventList) }},
+		{"protobuf/NodeList-5000", protobuf(nodes), func(data []byte) error { return new(NodeList).Unmarshal(data) }},
+		{"protobuf/PodPhaseList-50000", protobuf(pods), func(data []byte) error { return new(PodPhaseList).Unmarshal(data) }},
+		{"protobuf/EventList-1000", protobuf(events), func(data []byte) error { return new(EventList).Unmarshal(data) }},
+		{"json/Node", asJSON(&nodes.Items[0]), func(data []byte) error { return new(Node).UnmarshalJSON(data) }},
+		{"json/PodPhase", asJSON(&pods.Items[0]), func(data []byte) error { return new(PodPhase).UnmarshalJSON(data) }},
+		{"json/Event", asJSON(&events.Items[0]), func(data []byte) error { return new(Event).UnmarshalJSON(data) }},
 	}
 	for _, d := range decoders {
-		data, err := d.in.Marshal()
-		if err != nil {
-			b.Fatal(err)
-		}
 		b.Run(d.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := d.into().Unmarshal(data); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-	jsonDecoders := []struct {
-		name string
-		in   any
-		into func() json.Unmarshaler
-	}{
-		{"json/Node", &nodes.Items[0], func() json.Unmarshaler { return new(Node) }},
-		{"json/PodPhase", &pods.Items[0], func() json.Unmarshaler { return new(PodPhase) }},
-		{"json/Event", &events.Items[0], func() json.Unmarshaler { return new(Event) }},
-	}
-	for _, d := range jsonDecoders {
-		data, err := json.Marshal(d.in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(d.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := d.into().UnmarshalJSON(data); err != nil {
+				if err := d.decode(d.data); err != nil {
 					b.Fatal(err)
 				}
 			}
