@@ -47,6 +47,12 @@ type EventList struct {
 	Items           []Event `json:"items"`
 }
 
+// Reset is called by the protobuf serializer before Unmarshal.
+func (e *Event) Reset() { *e = Event{} }
+
+// Reset is called by the protobuf serializer before Unmarshal.
+func (l *EventList) Reset() { *l = EventList{} }
+
 // EventTypeWarning is the type of the only events the observer counts.
 const EventTypeWarning = "Warning"
 
@@ -73,7 +79,6 @@ var (
 	}
 	eventMetaFields = append(slices.Clip(keyFields), field{metaCreationTimestamp, lenType})
 	referenceFields = []field{{referenceKind, lenType}, {referenceNamespace, lenType}, {referenceName, lenType}}
-	seriesFields    = []field{{seriesLastObservedTime, lenType}}
 )
 
 // Unmarshal decodes a protobuf Event, keeping only what Event holds.
@@ -100,15 +105,15 @@ func (e *Event) Unmarshal(b []byte) error {
 			if e.Series == nil { // a repeated message merges, as protobuf's do
 				e.Series = &EventSeries{}
 			}
-			return eachField(v, "EventSeries", seriesFields, func(num protowire.Number, v []byte) error {
-				if num == seriesLastObservedTime {
-					return e.Series.LastObservedTime.Unmarshal(v)
-				}
-				return nil
-			})
+			return readMessage(v, "EventSeries", seriesLastObservedTime, e.Series.LastObservedTime.Unmarshal)
 		}
 		return nil
 	})
+}
+
+// Unmarshal decodes a protobuf EventList.
+func (l *EventList) Unmarshal(b []byte) error {
+	return unmarshalList(b, "Event", &l.ListMeta, &l.Items)
 }
 
 func (r *ObjectReference) unmarshal(b []byte) error {
@@ -124,14 +129,3 @@ func (r *ObjectReference) unmarshal(b []byte) error {
 		return nil
 	})
 }
-
-// Unmarshal decodes a protobuf EventList.
-func (l *EventList) Unmarshal(b []byte) error {
-	return unmarshalList(b, "Event", &l.ListMeta, &l.Items)
-}
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (e *Event) Reset() { *e = Event{} }
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (l *EventList) Reset() { *l = EventList{} }

@@ -24,7 +24,7 @@ func TestFieldNumbers_MatchTheAPITypesProtobufTags(t *testing.T) {
 	list := map[protowire.Number]string{listMetadata: "ListMeta", listItems: "Items"}
 	messages := []struct {
 		name string
-		read []field
+		read []field // readString and readMessage read one length-delimited field
 		api  reflect.Type
 		pins map[protowire.Number]string // the Go field of api each number stands for
 	}{
@@ -34,7 +34,7 @@ func TestFieldNumbers_MatchTheAPITypesProtobufTags(t *testing.T) {
 			nodeStatusCapacity: "Capacity", nodeStatusConditions: "Conditions", nodeStatusNodeInfo: "NodeInfo"}},
 		{"NodeCondition", conditionFields, reflect.TypeFor[corev1.NodeCondition](), map[protowire.Number]string{
 			nodeConditionType: "Type", nodeConditionStatus: "Status"}},
-		{"NodeSystemInfo", nodeInfoFields, reflect.TypeFor[corev1.NodeSystemInfo](), map[protowire.Number]string{
+		{"NodeSystemInfo", []field{{nodeInfoKubeletVersion, lenType}}, reflect.TypeFor[corev1.NodeSystemInfo](), map[protowire.Number]string{
 			nodeInfoKubeletVersion: "KubeletVersion"}},
 		{"NodeList", listFields, reflect.TypeFor[corev1.NodeList](), list},
 
@@ -44,13 +44,13 @@ func TestFieldNumbers_MatchTheAPITypesProtobufTags(t *testing.T) {
 		{"Event metadata", eventMetaFields, reflect.TypeFor[metav1.ObjectMeta](), objectMeta},
 		{"ObjectReference", referenceFields, reflect.TypeFor[corev1.ObjectReference](), map[protowire.Number]string{
 			referenceKind: "Kind", referenceNamespace: "Namespace", referenceName: "Name"}},
-		{"EventSeries", seriesFields, reflect.TypeFor[corev1.EventSeries](), map[protowire.Number]string{
+		{"EventSeries", []field{{seriesLastObservedTime, lenType}}, reflect.TypeFor[corev1.EventSeries](), map[protowire.Number]string{
 			seriesLastObservedTime: "LastObservedTime"}},
 		{"EventList", listFields, reflect.TypeFor[corev1.EventList](), list},
 
 		{"Pod", podFields, reflect.TypeFor[corev1.Pod](), map[protowire.Number]string{objectMetadata: "ObjectMeta", podStatus: "Status"}},
 		{"Pod metadata", keyFields, reflect.TypeFor[metav1.ObjectMeta](), objectMeta},
-		{"PodStatus", podStatusFields, reflect.TypeFor[corev1.PodStatus](), map[protowire.Number]string{podStatusPhase: "Phase"}},
+		{"PodStatus", []field{{podStatusPhase, lenType}}, reflect.TypeFor[corev1.PodStatus](), map[protowire.Number]string{podStatusPhase: "Phase"}},
 		{"PodList", listFields, reflect.TypeFor[corev1.PodList](), list},
 	}
 	for _, m := range messages {

@@ -18,10 +18,9 @@ import (
 // UnmarshalJSON decodes a JSON Node, keeping what Unmarshal keeps.
 func (n *Node) UnmarshalJSON(b []byte) error {
 	type node Node // without this method, so that decoding does not recurse
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, (*node)(n)); err != nil {
+	if err := unmarshalJSON(b, (*node)(n), &n.ObjectMeta, nodeMetaFields); err != nil {
 		return err
 	}
-	keepRead(&n.ObjectMeta, nodeMetaFields)
 	maps.DeleteFunc(n.Status.Capacity, func(r string, _ resource.Quantity) bool {
 		return r != ResourceCPU && r != ResourceMemory
 	})
@@ -34,20 +33,23 @@ func (n *Node) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes a JSON Event, keeping what Unmarshal keeps.
 func (e *Event) UnmarshalJSON(b []byte) error {
 	type event Event // without this method, so that decoding does not recurse
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, (*event)(e)); err != nil {
-		return err
-	}
-	keepRead(&e.ObjectMeta, eventMetaFields)
-	return nil
+	return unmarshalJSON(b, (*event)(e), &e.ObjectMeta, eventMetaFields)
 }
 
 // UnmarshalJSON decodes a JSON Pod, keeping what Unmarshal keeps.
 func (p *PodPhase) UnmarshalJSON(b []byte) error {
 	type podPhase PodPhase // without this method, so that decoding does not recurse
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, (*podPhase)(p)); err != nil {
+	return unmarshalJSON(b, (*podPhase)(p), &p.ObjectMeta, keyFields)
+}
+
+// unmarshalJSON decodes b into obj, a kind's struct without its
+// UnmarshalJSON method, then keeps of meta, obj's metadata, what
+// unmarshalMeta reading the fields in read would have kept.
+func unmarshalJSON(b []byte, obj any, meta *metav1.ObjectMeta, read []field) error {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, obj); err != nil {
 		return err
 	}
-	keepRead(&p.ObjectMeta, keyFields)
+	keepRead(meta, read)
 	return nil
 }
 

@@ -47,6 +47,12 @@ type NodeList struct {
 	Items           []Node `json:"items"`
 }
 
+// Reset is called by the protobuf serializer before Unmarshal.
+func (n *Node) Reset() { *n = Node{} }
+
+// Reset is called by the protobuf serializer before Unmarshal.
+func (l *NodeList) Reset() { *l = NodeList{} }
+
 // Capacity resources a Node keeps.
 const (
 	ResourceCPU    = "cpu"
@@ -69,7 +75,6 @@ var (
 	nodeMetaFields   = append(slices.Clip(keyFields), field{metaLabels, lenType})
 	nodeStatusFields = []field{{nodeStatusCapacity, lenType}, {nodeStatusConditions, lenType}, {nodeStatusNodeInfo, lenType}}
 	conditionFields  = []field{{nodeConditionType, lenType}, {nodeConditionStatus, lenType}}
-	nodeInfoFields   = []field{{nodeInfoKubeletVersion, lenType}}
 )
 
 // Unmarshal decodes a protobuf Node, keeping only what Node holds.
@@ -83,6 +88,11 @@ func (n *Node) Unmarshal(b []byte) error {
 		}
 		return nil
 	})
+}
+
+// Unmarshal decodes a protobuf NodeList.
+func (l *NodeList) Unmarshal(b []byte) error {
+	return unmarshalList(b, "Node", &l.ListMeta, &l.Items)
 }
 
 func (s *NodeStatus) unmarshal(b []byte) error {
@@ -108,12 +118,7 @@ func (s *NodeStatus) unmarshal(b []byte) error {
 			}
 			s.Conditions = append(s.Conditions, c)
 		case nodeStatusNodeInfo:
-			return eachField(v, "NodeSystemInfo", nodeInfoFields, func(num protowire.Number, v []byte) error {
-				if num == nodeInfoKubeletVersion {
-					s.NodeInfo.KubeletVersion = string(v)
-				}
-				return nil
-			})
+			return readString(v, "NodeSystemInfo", nodeInfoKubeletVersion, &s.NodeInfo.KubeletVersion)
 		}
 		return nil
 	})
@@ -135,14 +140,3 @@ func (c *Condition) unmarshal(b []byte) error {
 		return nil
 	})
 }
-
-// Unmarshal decodes a protobuf NodeList.
-func (l *NodeList) Unmarshal(b []byte) error {
-	return unmarshalList(b, "Node", &l.ListMeta, &l.Items)
-}
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (n *Node) Reset() { *n = Node{} }
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (l *NodeList) Reset() { *l = NodeList{} }

@@ -50,10 +50,7 @@ const (
 	podStatusPhase = 1
 )
 
-var (
-	podFields       = []field{{objectMetadata, lenType}, {podStatus, lenType}}
-	podStatusFields = []field{{podStatusPhase, lenType}}
-)
+var podFields = []field{{objectMetadata, lenType}, {podStatus, lenType}}
 
 // Unmarshal decodes a protobuf Pod, keeping only what PodPhase holds.
 func (p *PodPhase) Unmarshal(b []byte) error {
@@ -62,12 +59,7 @@ func (p *PodPhase) Unmarshal(b []byte) error {
 		case objectMetadata:
 			return unmarshalMeta(&p.ObjectMeta, v, keyFields)
 		case podStatus:
-			return eachField(v, "PodStatus", podStatusFields, func(num protowire.Number, v []byte) error {
-				if num == podStatusPhase {
-					p.Status.Phase = string(v)
-				}
-				return nil
-			})
+			return readString(v, "PodStatus", podStatusPhase, &p.Status.Phase)
 		}
 		return nil
 	})

@@ -93,6 +93,25 @@ func eachField(b []byte, message string, read []field, fn func(protowire.Number,
 	return nil
 }
 
+// readMessage calls unmarshal with every value of the length-delimited
+// field num of the message b, the one field of it a decoder reads. A
+// repeated message is read again at each occurrence, as the generated
+// decoders read it.
+func readMessage(b []byte, message string, num protowire.Number, unmarshal func([]byte) error) error {
+	return eachField(b, message, []field{{num, lenType}}, func(_ protowire.Number, v []byte) error {
+		return unmarshal(v)
+	})
+}
+
+// readString reads the string field num of the message b, the one field of
+// it a decoder reads, into dst; of a repeated field the last value stays.
+func readString(b []byte, message string, num protowire.Number, dst *string) error {
+	return readMessage(b, message, num, func(v []byte) error {
+		*dst = string(v)
+		return nil
+	})
+}
+
 // varint reads a value eachField handed over as a varint.
 func varint(v []byte) uint64 {
 	x, _ := protowire.ConsumeVarint(v)
