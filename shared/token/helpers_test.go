@@ -1,7 +1,6 @@
 package token
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -60,26 +61,8 @@ func writeAt(t *testing.T, path, content string, mtime time.Time) {
 	}
 }
 
-// lockedBuffer collects log output from concurrent callers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func testLogger() (*slog.Logger, *lockedBuffer) {
-	b := &lockedBuffer{}
+func testLogger() (*slog.Logger, *testkit.Logs) {
+	b := &testkit.Logs{}
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
 }
 

@@ -174,7 +174,7 @@ func TestPoller_RepeatedAuthFailuresBackOffInFull(t *testing.T) {
 		h.serve(failure(status(401)))
 		h.waits(2 * time.Second)
 		h.serve(failure(status(401)))
-		h.stop()
+		h.run.Stop()
 
 		if n := h.bo.Attempt(); n != 3 {
 			t.Errorf("backoff attempt = %d, want 3", n)
@@ -274,7 +274,7 @@ func TestPoller_RunReturnsPromptlyOnCancel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := start(t)
 				tt.setup(h)
-				h.stop()
+				h.run.Stop()
 			})
 		})
 	}

@@ -27,7 +27,7 @@ func TestSender_RetriesUntilSuccess(t *testing.T) {
 		c := h.next()
 		c.reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		if c.body != "b1" || h.calls() != 3 {
 			t.Errorf("third call sent %q after %d calls, want b1 after exactly 3", c.body, h.calls())
@@ -67,7 +67,7 @@ func TestSender_KeepsOnlyLatestPayload(t *testing.T) {
 		c := h.next()
 		c.reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		if inFlight.body != "t1" || c.body != "t3" || h.calls() != 2 {
 			t.Errorf("sent %q then %q in %d calls, want t1 then t3 in 2", inFlight.body, c.body, h.calls())
@@ -110,7 +110,7 @@ func TestSender_RejectionWaitsInFullThenSendsNewest(t *testing.T) {
 				c := h.next()
 				c.reply <- reply{}
 				synctest.Wait()
-				h.stop()
+				h.run.Stop()
 
 				if got := c.at.Sub(t0); got != tt.wait || c.body != "b3" || h.calls() != 2 {
 					t.Errorf("retry sent %q after %s as call %d, want b3 after %s as call 2", c.body, got, h.calls(), tt.wait)
@@ -142,7 +142,7 @@ func TestSender_ServerFaultEndsWaitOnNewerPayload(t *testing.T) {
 
 				c := h.next()
 				c.reply <- reply{}
-				h.stop()
+				h.run.Stop()
 
 				if c.body != "b2" || !c.at.Equal(t0) {
 					t.Errorf("retry sent %q at +%s, want b2 at once", c.body, c.at.Sub(t0))
@@ -158,7 +158,7 @@ func TestSender_LogsFailureWithoutBody(t *testing.T) {
 		h.sender.Enqueue([]byte("secret-node-name"))
 		h.next().reply <- reply{err: status(401)}
 		h.awaitTimer()
-		h.stop()
+		h.run.Stop()
 
 		line := strings.TrimSpace(h.logs.String())
 		var rec map[string]any
@@ -206,7 +206,7 @@ func TestSender_RunReturnsPromptlyOnCancel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := start(t, func(platform.Verdict) {})
 				tt.setup(h)
-				h.stop()
+				h.run.Stop()
 			})
 		})
 	}
@@ -230,7 +230,7 @@ func TestSender_DiscardDropsAPendingRetry(t *testing.T) {
 		c := h.next()
 		c.reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 		if c.body != "b2" {
 			t.Fatalf("sent %q, want the payload enqueued after Discard", c.body)
 		}
@@ -247,7 +247,7 @@ func TestSender_TellsHowEveryAttemptEnded(t *testing.T) {
 		h.clk.Step(time.Second)
 		h.next().reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		want := []Outcome{{At: t0, Err: status(503)}, {At: t0.Add(time.Second)}}
 		if len(got) != len(want) {

@@ -34,7 +34,7 @@ func TestSender_SlowVerdictConsumerDoesNotDelaySends(t *testing.T) {
 		synctest.Wait()
 		close(gate)
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		if got := strings.Join(delivered, ","); got != "v1,v3" {
 			t.Errorf("delivered %s, want v1,v3", got)
@@ -50,14 +50,12 @@ func TestSender_RunWaitsForVerdictInProgress(t *testing.T) {
 		h.next().reply <- reply{verdict: verdict("v1")}
 		synctest.Wait()
 
-		h.cancel()
+		h.run.Cancel()
 		synctest.Wait()
-		select {
-		case err := <-h.done:
-			t.Fatalf("Run returned (%v) while onVerdict was still running", err)
-		default:
+		if h.run.Returned() {
+			t.Fatal("Run returned while onVerdict was still running")
 		}
 		close(gate)
-		h.stop()
+		h.run.Stop()
 	})
 }
