@@ -215,6 +215,16 @@ func (h *harness) serve(r reply) call {
 	return c
 }
 
+// serveSteady answers the next calls with rs in turn, checking each time
+// that the poller then waits exactly interval.
+func (h *harness) serveSteady(rs ...reply) {
+	h.t.Helper()
+	for _, r := range rs {
+		h.serve(r)
+		h.waits(interval)
+	}
+}
+
 // waits checks that the poller's next call comes exactly d from now and not
 // a nanosecond sooner, leaving the clock at that moment.
 func (h *harness) waits(d time.Duration) {
