@@ -8,51 +8,20 @@ import (
 
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // The conventional ways to ask a command what it is answer on stdout and
 // exit 0, without reading the configuration: none of them may start a
 // third replica campaigning for the Lease, and none is a bad invocation.
 func TestRun_VersionAndHelpPrintToStdoutAndExitZero(t *testing.T) {
-	tests := []struct {
-		arg  string
-		want []string
-	}{
-		{"version", []string{"actor " + buildinfo.Version + "\n"}},
-		{"--version", []string{"actor " + buildinfo.Version + "\n"}},
-		{"-version", []string{"actor " + buildinfo.Version + "\n"}},
-		{"help", []string{"Usage: actor [command]", "probe", "status", "version", "KUBEHZ_API_URL"}},
-		{"--help", []string{"Usage: actor [command]"}},
-		{"-help", []string{"Usage: actor [command]"}},
-		{"-h", []string{"Usage: actor [command]"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.arg, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			// An environment that would fail to load: these must not read it.
-			err := run(context.Background(), []string{"actor", tt.arg}, func(string) string { return "" }, &stdout, &stderr)
-			if code := config.ExitCode(err); err != nil || code != 0 {
-				t.Fatalf("err = %v (exit %d), want nil, exit 0", err, code)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(stdout.String(), w) {
-					t.Errorf("stdout %q lacks %q", stdout.String(), w)
-				}
-			}
-			if stderr.Len() != 0 {
-				t.Errorf("stderr %q, want nothing", stderr.String())
-			}
-		})
-	}
+	testkit.VersionAndHelp(t, "actor", buildinfo.Version, run, "probe", "status", "version", "KUBEHZ_API_URL")
 }
 
 // The unknown-subcommand error lists the new ones too, so a user who typed
 // `actor vrsion` learns what to type.
 func TestRun_UnknownSubcommandNamesVersionAndHelp(t *testing.T) {
-	err := run(context.Background(), []string{"actor", "vrsion"}, func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
-	if config.ExitCode(err) != 2 || !strings.Contains(err.Error(), "version") || !strings.Contains(err.Error(), "help") {
-		t.Errorf("err = %v (exit %d), want exit 2 naming version and help", err, config.ExitCode(err))
-	}
+	testkit.UnknownSubcommand(t, "actor", run, config.ExitCode)
 }
 
 // An unknown log level is a bad setting like any other: run refuses it

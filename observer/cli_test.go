@@ -8,51 +8,20 @@ import (
 
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // The conventional ways to ask a command what it is answer on stdout and
 // exit 0, without reading the configuration: none of them may start a
 // second observer beating beside the pod's, and none is a bad invocation.
 func TestRun_VersionAndHelpPrintToStdoutAndExitZero(t *testing.T) {
-	tests := []struct {
-		arg  string
-		want []string
-	}{
-		{"version", []string{"observer " + buildinfo.Version + "\n"}},
-		{"--version", []string{"observer " + buildinfo.Version + "\n"}},
-		{"-version", []string{"observer " + buildinfo.Version + "\n"}},
-		{"help", []string{"Usage: observer [command]", "register", "probe", "status", "ready", "version", "KUBEHZ_API_URL"}},
-		{"--help", []string{"Usage: observer [command]"}},
-		{"-help", []string{"Usage: observer [command]"}},
-		{"-h", []string{"Usage: observer [command]"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.arg, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			// An environment that would fail to load: these must not read it.
-			err := run(context.Background(), []string{"observer", tt.arg}, func(string) string { return "" }, &stdout, &stderr)
-			if code := config.ExitCode(err); err != nil || code != 0 {
-				t.Fatalf("err = %v (exit %d), want nil, exit 0", err, code)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(stdout.String(), w) {
-					t.Errorf("stdout %q lacks %q", stdout.String(), w)
-				}
-			}
-			if stderr.Len() != 0 {
-				t.Errorf("stderr %q, want nothing", stderr.String())
-			}
-		})
-	}
+	testkit.VersionAndHelp(t, "observer", buildinfo.Version, run, "register", "probe", "status", "ready", "version", "KUBEHZ_API_URL")
 }
 
 // The unknown-subcommand error lists the new ones too, so a user who typed
 // `observer vrsion` learns what to type.
 func TestRun_UnknownSubcommandNamesVersionAndHelp(t *testing.T) {
-	err := run(context.Background(), []string{"observer", "vrsion"}, func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
-	if config.ExitCode(err) != 2 || !strings.Contains(err.Error(), "version") || !strings.Contains(err.Error(), "help") {
-		t.Errorf("err = %v (exit %d), want exit 2 naming version and help", err, config.ExitCode(err))
-	}
+	testkit.UnknownSubcommand(t, "observer", run, config.ExitCode)
 }
 
 // An unknown log level is a bad setting like any other: run refuses it

@@ -7,40 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 )
-
-// countingTransport counts the response body bytes the client pulls, which
-// is what the caps bound; the server's write count would include kernel
-// buffers the client never read.
-type countingTransport struct {
-	base *http.Transport
-	read atomic.Int64
-}
-
-func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	if err == nil {
-		resp.Body = &countingBody{ReadCloser: resp.Body, n: &t.read}
-	}
-	return resp, err
-}
-
-func (t *countingTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
-
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
-}
 
 // Both tests below run in a synctest bubble over in-memory connections:
 // time passes only when every goroutine waits, so how long a call took is

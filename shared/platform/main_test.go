@@ -1,98 +1,9 @@
 package platform
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
-
-	"kubehz.dev/agent/shared/token"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// secret is the test token; no error string may ever contain it.
-const secret = "khz_agt_s3cr3t-value"
-
-// fakeCredentials counts how often the client asked for and invalidated the token.
-type fakeCredentials struct {
-	mu          sync.Mutex
-	tok         token.Token
-	err         error
-	calls       int
-	invalidated int
-}
-
-var _ Credentials = (*fakeCredentials)(nil)
-
-func (f *fakeCredentials) Token(context.Context) (token.Token, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	return f.tok, f.err
-}
-
-func (f *fakeCredentials) Invalidate() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.invalidated++
-}
-
-func (f *fakeCredentials) invalidations() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.invalidated
-}
-
-func mustParse(t *testing.T, raw string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("parse %q: %v", raw, err)
-	}
-	return u
-}
-
-// newTestServer starts a loopback server that the test closes on cleanup.
-func newTestServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// newTestClient points a client at srv; edit tweaks the options first.
-func newTestClient(t *testing.T, srv *httptest.Server, edit func(*Options)) (*Client, *fakeCredentials) {
-	t.Helper()
-	creds := &fakeCredentials{tok: secret}
-	opts := Options{
-		BaseURL:     mustParse(t, srv.URL),
-		ClusterID:   "demo.example.com",
-		Credentials: creds,
-		UserAgent:   "kubehz-agent/1.2.3",
-	}
-	if edit != nil {
-		edit(&opts)
-	}
-	c, err := New(opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	// Registered after srv.Close, so it runs first: pooled connections
-	// would otherwise outlive the test and trip goleak.
-	t.Cleanup(c.CloseIdleConnections)
-	return c, creds
-}
-
-// assertNoSecret fails if err's text carries the token.
-func assertNoSecret(t *testing.T, err error) {
-	t.Helper()
-	if err != nil && strings.Contains(err.Error(), secret) {
-		t.Errorf("error leaks the token: %v", err)
-	}
-}

@@ -1,50 +1,19 @@
 package token
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"kubehz.dev/agent/shared/testkit"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // valid returns a distinct well-formed token per n.
 func valid(n int) string { return fmt.Sprintf("khz_agt_%064x", n) }
-
-// fakeSecret stands in for the API fallback and counts GETs.
-type fakeSecret struct {
-	mu    sync.Mutex
-	val   string
-	err   error
-	calls int
-}
-
-func (f *fakeSecret) set(val string, err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.val, f.err = val, err
-}
-
-func (f *fakeSecret) read(context.Context) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	return f.val, f.err
-}
-
-func (f *fakeSecret) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls
-}
 
 // epoch is a fixed file time; tests set mtimes explicitly because two
 // writes within one kernel clock tick can otherwise share an mtime.
@@ -60,26 +29,8 @@ func writeAt(t *testing.T, path, content string, mtime time.Time) {
 	}
 }
 
-// lockedBuffer collects log output from concurrent callers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func testLogger() (*slog.Logger, *lockedBuffer) {
-	b := &lockedBuffer{}
+func testLogger() (*slog.Logger, *testkit.Logs) {
+	b := &testkit.Logs{}
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
 }
 

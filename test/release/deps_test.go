@@ -22,9 +22,36 @@ func TestObserver_LinksNoAPITypesPackage(t *testing.T) {
 	}
 }
 
+// TestBinaries_LinkNoTestHelpers keeps the test-only packages
+// (shared/testkit, kubeapi/kubeapitest) and the standard testing package,
+// which they import, out of both binaries: product code must never import them.
+func TestBinaries_LinkNoTestHelpers(t *testing.T) {
+	for _, module := range []string{"actor", "observer"} {
+		for _, pkg := range linked(t, module) {
+			ours := strings.HasPrefix(pkg, "kubehz.dev/agent/")
+			if pkg == "testing" || ours && (strings.HasSuffix(pkg, "test") || strings.HasSuffix(pkg, "testkit")) {
+				t.Errorf("the %s links %s", module, pkg)
+			}
+		}
+	}
+}
+
 // apiPackages lists the k8s.io/api packages the main package in module
-// links, built as its Dockerfile builds it.
+// links.
 func apiPackages(t *testing.T, module string) []string {
+	t.Helper()
+	var found []string
+	for _, pkg := range linked(t, module) {
+		if strings.HasPrefix(pkg, "k8s.io/api/") {
+			found = append(found, pkg)
+		}
+	}
+	return found
+}
+
+// linked lists every package the main package in module links, built as
+// its Dockerfile builds it.
+func linked(t *testing.T, module string) []string {
 	t.Helper()
 	list := exec.Command("go", "list", "-deps", ".")
 	list.Dir = filepath.Join(root(t), module)
@@ -33,11 +60,5 @@ func apiPackages(t *testing.T, module string) []string {
 	if err != nil {
 		t.Fatalf("go list -deps in %s: %v", module, err)
 	}
-	var found []string
-	for pkg := range strings.FieldsSeq(string(out)) {
-		if strings.HasPrefix(pkg, "k8s.io/api/") {
-			found = append(found, pkg)
-		}
-	}
-	return found
+	return strings.Fields(string(out))
 }

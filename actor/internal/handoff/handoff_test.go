@@ -1,7 +1,6 @@
 package handoff_test
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -35,23 +34,6 @@ var (
 	errLostLease = errors.New("lost lease: held by actor-1")
 	configMaps   = corev1.SchemeGroupVersion.WithResource("configmaps")
 )
-
-var _ handoff.Fence = (*fakeFence)(nil)
-
-// fakeFence grants every write a short deadline, or refuses with err.
-type fakeFence struct {
-	err   error
-	calls int
-}
-
-func (f *fakeFence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	f.calls++
-	if f.err != nil {
-		return nil, nil, f.err
-	}
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	return wctx, cancel, nil
-}
 
 func publisher(client *fake.Clientset, fence *fakeFence, at time.Time) *handoff.Publisher {
 	return &handoff.Publisher{Client: client, Namespace: namespace, ConfigMap: report.ConfigMapName, Identity: holder, Fence: fence,

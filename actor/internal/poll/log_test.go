@@ -46,7 +46,7 @@ func TestPoller_PullLogShowsArmedHealingOnlyWithBothBits(t *testing.T) {
 					`"unhealthyAfterSeconds":300,"cooldownSeconds":900}}`, tt.execution, tt.enable)
 				h := start(t)
 				h.serve(ok(`"12-101"`, body))
-				h.stop()
+				h.run.Stop()
 
 				recs := records(t, h.logs.String(), "Desired state pulled")
 				if len(recs) != 1 {
@@ -84,7 +84,7 @@ func TestPoller_RefusalLogsLoudly(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := start(t)
 				h.serve(tt.reply)
-				h.stop()
+				h.run.Stop()
 
 				recs := records(t, h.logs.String(), tt.msg)
 				if len(recs) != 1 {

@@ -134,10 +134,7 @@ func TestPoller_RefusalClearsAndOutageKeeps(t *testing.T) {
 func TestPoller_NotModifiedDoesNotActAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t)
-		h.serve(ok(`"7-101"`, doc(7)))
-		h.waits(interval)
-		h.serve(notModified())
-		h.waits(interval)
+		h.serveSteady(ok(`"7-101"`, doc(7)), notModified())
 		h.serve(notModified())
 
 		if got := h.exec.revisions(); h.calls() != 3 || !reflect.DeepEqual(got, []int64{7}) {
@@ -149,12 +146,7 @@ func TestPoller_NotModifiedDoesNotActAgain(t *testing.T) {
 func TestPoller_NewETagActsOnNewDocument(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t)
-		h.serve(ok(`"7-101"`, doc(7)))
-		h.waits(interval)
-		h.serve(notModified())
-		h.waits(interval)
-		h.serve(ok(`"8-101"`, doc(8)))
-		h.waits(interval)
+		h.serveSteady(ok(`"7-101"`, doc(7)), notModified(), ok(`"8-101"`, doc(8)))
 		after := h.serve(notModified())
 
 		if got := h.exec.revisions(); !reflect.DeepEqual(got, []int64{7, 8}) {
@@ -174,7 +166,7 @@ func TestPoller_RepeatedAuthFailuresBackOffInFull(t *testing.T) {
 		h.serve(failure(status(401)))
 		h.waits(2 * time.Second)
 		h.serve(failure(status(401)))
-		h.stop()
+		h.run.Stop()
 
 		if n := h.bo.Attempt(); n != 3 {
 			t.Errorf("backoff attempt = %d, want 3", n)
@@ -274,7 +266,7 @@ func TestPoller_RunReturnsPromptlyOnCancel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := start(t)
 				tt.setup(h)
-				h.stop()
+				h.run.Stop()
 			})
 		})
 	}
@@ -286,10 +278,7 @@ func TestPoller_RunReturnsPromptlyOnCancel(t *testing.T) {
 func TestPoller_EveryTickWithoutAPassFlushesUnlandedReports(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t)
-		h.serve(ok(`"7-101"`, doc(7)))
-		h.waits(interval)
-		h.serve(notModified())
-		h.waits(interval)
+		h.serveSteady(ok(`"7-101"`, doc(7)), notModified())
 		h.serve(failure(status(503)))
 		h.waits(time.Second)
 		h.serve(failure(status(429)))
@@ -310,10 +299,7 @@ func TestPoller_EveryTickWithoutAPassFlushesUnlandedReports(t *testing.T) {
 func TestPoller_TellsHowEveryRequestEnded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t)
-		h.serve(ok(`"7-101"`, doc(7)))
-		h.waits(interval)
-		h.serve(notModified())
-		h.waits(interval)
+		h.serveSteady(ok(`"7-101"`, doc(7)), notModified())
 		h.serve(failure(status(503)))
 		h.waits(time.Second)
 		h.serve(failure(errors.New("connection reset")))

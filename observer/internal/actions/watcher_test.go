@@ -12,6 +12,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -21,11 +22,11 @@ import (
 func TestWatcher_FoldsTheReportWhileTheLeaseIsLive(t *testing.T) {
 	h := start(t, leaseObj(holderA, t0, 15), reportCM(t, reportBy(holderA, twoActions...)))
 	h.awaitActions(twoActions)
-	h.stop()
+	h.run.Stop()
 	if n := h.notified.Load(); n != 1 {
 		t.Fatalf("notified %d times, want 1", n)
 	}
-	if n := h.logs.count("Actor lease is live", holderA); n != 1 {
+	if n := h.logs.Count("Actor lease is live", holderA); n != 1 {
 		t.Fatalf("liveness logged %d times, want 1:\n%s", n, h.logs)
 	}
 }
@@ -34,7 +35,7 @@ func TestWatcher_DropsTheReportExactlyWhenTheLeaseLapses(t *testing.T) {
 	h := start(t, leaseObj(holderA, t0, 15), reportCM(t, reportBy(holderA, twoActions...)))
 	h.awaitActions(twoActions)
 	h.awaitNotified(1)
-	await(t, "the expiry timer", func() bool { return h.clk.Waiters() == 1 })
+	testkit.Await(t, patience, "the expiry timer", func() bool { return h.clk.Waiters() == 1 })
 
 	h.clk.Step(15*time.Second - time.Nanosecond)
 	if got := h.w.Actions(h.clk.Now()); !slices.Equal(got, twoActions) {
@@ -43,11 +44,11 @@ func TestWatcher_DropsTheReportExactlyWhenTheLeaseLapses(t *testing.T) {
 	h.clk.Step(time.Nanosecond) // exactly renewTime + leaseDurationSeconds
 	h.awaitNotified(2)
 	h.awaitActions(nil)
-	h.stop()
+	h.run.Stop()
 	if n := h.notified.Load(); n != 2 {
 		t.Fatalf("notified %d times, want 2", n)
 	}
-	if n := h.logs.count("Actor lease lapsed"); n != 1 {
+	if n := h.logs.Count("Actor lease lapsed"); n != 1 {
 		t.Fatalf("lapse logged %d times, want 1:\n%s", n, h.logs)
 	}
 }
@@ -59,14 +60,14 @@ func TestWatcher_RenewalKeepsTheReportWithoutABeat(t *testing.T) {
 
 	h.clk.Step(10 * time.Second)
 	h.updateLease(leaseObj(holderA, h.clk.Now(), 15))
-	await(t, "the new expiry", func() bool { return h.expiry().Equal(t0.Add(25 * time.Second)) })
+	testkit.Await(t, patience, "the new expiry", func() bool { return h.expiry().Equal(t0.Add(25 * time.Second)) })
 	h.clk.Step(5 * time.Second) // the old expiry passes
 	h.awaitActions(twoActions)
 
 	h.clk.Step(10 * time.Second) // the renewed one
 	h.awaitNotified(2)
 	h.awaitActions(nil)
-	h.stop()
+	h.run.Stop()
 	if n := h.notified.Load(); n != 2 {
 		t.Fatalf("notified %d times, want 2: one for the report, one for the lapse", n)
 	}
@@ -80,7 +81,7 @@ func TestWatcher_ReleasedLeaseClearsAtOnce(t *testing.T) {
 	h.updateLease(leaseObj("", t0, 1))
 	h.awaitNotified(2)
 	h.awaitActions(nil)
-	h.stop()
+	h.run.Stop()
 	if n := h.notified.Load(); n != 2 {
 		t.Fatalf("notified %d times, want 2", n)
 	}
@@ -119,7 +120,7 @@ func TestWatcher_ActorStartingLaterBringsItsReport(t *testing.T) {
 	}
 	h.awaitNotified(1)
 	h.awaitActions(twoActions)
-	h.stop()
+	h.run.Stop()
 	if n := h.notified.Load(); n != 1 {
 		t.Fatalf("notified %d times, want 1", n)
 	}
@@ -128,14 +129,14 @@ func TestWatcher_ActorStartingLaterBringsItsReport(t *testing.T) {
 func TestWatcher_StaleLeaseAtStartShowsNothing(t *testing.T) {
 	h := start(t, leaseObj(holderA, t0.Add(-time.Hour), 15), reportCM(t, reportBy(holderA, twoActions...)))
 	h.clk.Step(time.Hour)
-	h.stop()
+	h.run.Stop()
 	if got := h.w.Actions(h.clk.Now()); got != nil {
 		t.Fatalf("actions %v from a lapsed lease", got)
 	}
 	if n := h.notified.Load(); n != 0 {
 		t.Fatalf("notified %d times, want 0", n)
 	}
-	if n := h.logs.count("Actor lease is live"); n != 0 {
+	if n := h.logs.Count("Actor lease is live"); n != 0 {
 		t.Fatalf("a lapsed lease was logged live:\n%s", h.logs)
 	}
 }
@@ -160,10 +161,10 @@ func TestWatcher_LogsEachDecodeProblemOnceAndNeverTheData(t *testing.T) {
 	// Gone and back again, they are.
 	h.updateReport(rawCM(ns, report.ConfigMapName, bad(3)))
 	h.awaitActions(want)
-	h.stop()
+	h.run.Stop()
 
 	for _, reason := range []report.Reason{report.BadType, report.BadStatus} {
-		if n := h.logs.count("Dropped part of the actor's report", string(reason), `"count":1`); n != 2 {
+		if n := h.logs.Count("Dropped part of the actor's report", string(reason), `"count":1`); n != 2 {
 			t.Errorf("%q logged %d times, want 2 (first sight, and after it cleared):\n%s", reason, n, h.logs)
 		}
 	}
@@ -175,11 +176,11 @@ func TestWatcher_LogsEachDecodeProblemOnceAndNeverTheData(t *testing.T) {
 func TestWatcher_OversizedReportIsDroppedWhole(t *testing.T) {
 	huge := `{"revision":7,"actions":[]}` + strings.Repeat(" ", report.MaxBytes)
 	h := start(t, leaseObj(holderA, t0, 15), rawCM(ns, report.ConfigMapName, huge))
-	h.stop()
+	h.run.Stop()
 	if got := h.w.Actions(h.clk.Now()); got != nil {
 		t.Fatalf("actions %v from an oversized report", got)
 	}
-	if n := h.logs.count("Dropped part of the actor's report", string(report.TooLarge)); n != 1 {
+	if n := h.logs.Count("Dropped part of the actor's report", string(report.TooLarge)); n != 1 {
 		t.Fatalf("oversize logged %d times, want 1:\n%s", n, h.logs)
 	}
 }
@@ -195,9 +196,9 @@ func TestWatcher_HolderMismatchIsLoggedOnceAndWithheld(t *testing.T) {
 		h.clk.Step(2 * time.Second)
 		h.updateLease(leaseObj(holderB, h.clk.Now(), 15))
 	}
-	await(t, "the last renewal", func() bool { return h.expiry().Equal(t0.Add(21 * time.Second)) })
-	h.stop()
-	if n := h.logs.count("another holder", holderA, holderB); n != 1 {
+	testkit.Await(t, patience, "the last renewal", func() bool { return h.expiry().Equal(t0.Add(21 * time.Second)) })
+	h.run.Stop()
+	if n := h.logs.Count("another holder", holderA, holderB); n != 1 {
 		t.Fatalf("mismatch logged %d times, want 1:\n%s", n, h.logs)
 	}
 	if n := h.notified.Load(); n != 2 {
@@ -217,7 +218,7 @@ func TestWatcher_WatchesOnlyItsTwoObjectsByName(t *testing.T) {
 	h := start(t, leaseObj(holderA, t0, 15), reportCM(t, reportBy(holderA, twoActions...)),
 		decoyCM, elsewhere, otherLease)
 	h.awaitActions(twoActions)
-	h.stop()
+	h.run.Stop()
 
 	wantSelector := map[string]string{
 		"configmaps": "metadata.name=" + report.ConfigMapName,

@@ -15,6 +15,8 @@ import (
 
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // defaultCadence is the contract's rhythm: full 60 s, debounce 10 s,
@@ -29,9 +31,8 @@ type loopHarness struct {
 	t       *testing.T
 	clk     *clocktesting.FakeClock
 	changed chan struct{}
-	logs    *syncBuffer
-	cancel  context.CancelFunc
-	done    chan error
+	logs    *testkit.Logs
+	stop    func()
 
 	standDown atomic.Bool // what the heartbeat-owner marker says
 
@@ -54,8 +55,7 @@ func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
 		t:       t,
 		clk:     clocktesting.NewFakeClock(t0),
 		changed: make(chan struct{}, 1),
-		logs:    &syncBuffer{},
-		done:    make(chan error, 1),
+		logs:    &testkit.Logs{},
 	}
 	loop := &Loop{
 		Cadence: defaultCadence,
@@ -79,7 +79,7 @@ func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
 			defer h.mu.Unlock()
 			h.queued = append(h.queued, at)
 		},
-		Log: slog.New(slog.NewJSONHandler(h.logs, nil)),
+		Log: h.logs.Logger(),
 		Beat: func(now time.Time) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
@@ -97,14 +97,17 @@ func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
 			h.turns++
 		},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	go func() { h.done <- loop.Run(ctx) }()
-	t.Cleanup(h.stop)
-	synctest.Wait()
-	if !h.clk.HasWaiters() {
-		t.Fatal("loop is not waiting on its cold-start timer")
+	run := testkit.Start(t, patience, loop.Run)
+	// Stopping also checks Run leaves no timer behind.
+	h.stop = func() {
+		t.Helper()
+		run.Stop()
+		if h.clk.HasWaiters() {
+			t.Error("Run returned with its timer still armed")
+		}
 	}
+	t.Cleanup(h.stop)
+	testkit.AwaitTimer(t, h.clk, "loop")
 	h.step(0)
 	return h
 }
@@ -144,28 +147,6 @@ func (h *loopHarness) record() record {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return record{slices.Clone(h.builds), slices.Clone(h.queued), slices.Clone(h.hooked)}
-}
-
-// stop cancels Run and checks it returns nil without the clock moving and
-// leaves no timer behind; safe to call twice.
-func (h *loopHarness) stop() {
-	h.t.Helper()
-	h.cancel()
-	select {
-	case err, ok := <-h.done:
-		if !ok {
-			return
-		}
-		close(h.done)
-		if err != nil {
-			h.t.Errorf("Run() = %v, want nil", err)
-		}
-		if h.clk.HasWaiters() {
-			h.t.Error("Run returned with its timer still armed")
-		}
-	case <-time.After(patience):
-		h.t.Fatal("Run did not return after cancel")
-	}
 }
 
 func seconds(s ...int) []time.Duration {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/wire"
 )
 
 func status(code int) error { return &platform.StatusError{Code: code} }
@@ -27,7 +28,7 @@ func TestSender_RetriesUntilSuccess(t *testing.T) {
 		c := h.next()
 		c.reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		if c.body != "b1" || h.calls() != 3 {
 			t.Errorf("third call sent %q after %d calls, want b1 after exactly 3", c.body, h.calls())
@@ -67,7 +68,7 @@ func TestSender_KeepsOnlyLatestPayload(t *testing.T) {
 		c := h.next()
 		c.reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		if inFlight.body != "t1" || c.body != "t3" || h.calls() != 2 {
 			t.Errorf("sent %q then %q in %d calls, want t1 then t3 in 2", inFlight.body, c.body, h.calls())
@@ -110,7 +111,7 @@ func TestSender_RejectionWaitsInFullThenSendsNewest(t *testing.T) {
 				c := h.next()
 				c.reply <- reply{}
 				synctest.Wait()
-				h.stop()
+				h.run.Stop()
 
 				if got := c.at.Sub(t0); got != tt.wait || c.body != "b3" || h.calls() != 2 {
 					t.Errorf("retry sent %q after %s as call %d, want b3 after %s as call 2", c.body, got, h.calls(), tt.wait)
@@ -142,7 +143,7 @@ func TestSender_ServerFaultEndsWaitOnNewerPayload(t *testing.T) {
 
 				c := h.next()
 				c.reply <- reply{}
-				h.stop()
+				h.run.Stop()
 
 				if c.body != "b2" || !c.at.Equal(t0) {
 					t.Errorf("retry sent %q at +%s, want b2 at once", c.body, c.at.Sub(t0))
@@ -158,7 +159,7 @@ func TestSender_LogsFailureWithoutBody(t *testing.T) {
 		h.sender.Enqueue([]byte("secret-node-name"))
 		h.next().reply <- reply{err: status(401)}
 		h.awaitTimer()
-		h.stop()
+		h.run.Stop()
 
 		line := strings.TrimSpace(h.logs.String())
 		var rec map[string]any
@@ -206,7 +207,7 @@ func TestSender_RunReturnsPromptlyOnCancel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := start(t, func(platform.Verdict) {})
 				tt.setup(h)
-				h.stop()
+				h.run.Stop()
 			})
 		})
 	}
@@ -230,7 +231,7 @@ func TestSender_DiscardDropsAPendingRetry(t *testing.T) {
 		c := h.next()
 		c.reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 		if c.body != "b2" {
 			t.Fatalf("sent %q, want the payload enqueued after Discard", c.body)
 		}
@@ -247,7 +248,7 @@ func TestSender_TellsHowEveryAttemptEnded(t *testing.T) {
 		h.clk.Step(time.Second)
 		h.next().reply <- reply{}
 		synctest.Wait()
-		h.stop()
+		h.run.Stop()
 
 		want := []Outcome{{At: t0, Err: status(503)}, {At: t0.Add(time.Second)}}
 		if len(got) != len(want) {
@@ -258,5 +259,56 @@ func TestSender_TellsHowEveryAttemptEnded(t *testing.T) {
 				t.Errorf("attempt %d: %+v, want %+v", i+1, got[i], want[i])
 			}
 		}
+	})
+}
+
+func verdict(name string) platform.Verdict {
+	return platform.Verdict{Present: true, Updates: []wire.AvailableUpdate{{Name: name}}}
+}
+
+func TestSender_SlowVerdictConsumerDoesNotDelaySends(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var delivered []string
+		gate := make(chan struct{})
+		h := start(t, func(v platform.Verdict) {
+			delivered = append(delivered, v.Updates[0].Name)
+			<-gate
+		})
+
+		h.sender.Enqueue([]byte("b1"))
+		h.next().reply <- reply{verdict: verdict("v1")}
+		synctest.Wait()
+		// The consumer now sits on v1; beats still flow, and only the newest
+		// verdict waits for it.
+		for _, r := range []reply{{verdict: verdict("v2")}, {verdict: verdict("v3")}, {}} {
+			h.sender.Enqueue([]byte("b"))
+			h.next().reply <- r
+		}
+		synctest.Wait()
+		close(gate)
+		synctest.Wait()
+		h.run.Stop()
+
+		if got := strings.Join(delivered, ","); got != "v1,v3" {
+			t.Errorf("delivered %s, want v1,v3", got)
+		}
+	})
+}
+
+func TestSender_RunWaitsForVerdictInProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		h := start(t, func(platform.Verdict) { <-gate })
+		h.sender.Enqueue([]byte("b1"))
+		h.next().reply <- reply{verdict: verdict("v1")}
+		synctest.Wait()
+
+		h.run.Cancel()
+		synctest.Wait()
+		if h.run.Returned() {
+			t.Fatal("Run returned while onVerdict was still running")
+		}
+		close(gate)
+		h.run.Stop()
 	})
 }

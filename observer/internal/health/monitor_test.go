@@ -68,10 +68,10 @@ func TestMonitor_ForbiddenReadyzOmitsApiserverAndEtcdAndLogsOnce(t *testing.T) {
 	await(t, "components", h.m.Components,
 		[]wire.Component{up("apiserver"), up("controller-manager"), up("etcd"), up("scheduler")})
 
-	if n := h.logs.count("Readyz probe failed"); n != 1 {
+	if n := h.logs.Count("Readyz probe failed"); n != 1 {
 		t.Errorf("failure logged %d times over 3 probes, want once:\n%s", n, h.logs.String())
 	}
-	if n := h.logs.count("Readyz probe answers again"); n != 1 {
+	if n := h.logs.Count("Readyz probe answers again"); n != 1 {
 		t.Errorf("recovery logged %d times, want once:\n%s", n, h.logs.String())
 	}
 }
@@ -150,10 +150,10 @@ func TestMonitor_ForbiddenCSRReadIsReprobedEachIntervalAndLoggedOnce(t *testing.
 	h.clk.Step(interval)
 	await(t, "certificates", h.m.Certificates, expires(month))
 
-	if n := h.logs.count("CertificateSigningRequests unreadable"); n != 1 {
+	if n := h.logs.Count("CertificateSigningRequests unreadable"); n != 1 {
 		t.Errorf("forbidden CSR read logged %d times over 3 probes, want once:\n%s", n, h.logs.String())
 	}
-	if n := h.logs.count("CertificateSigningRequests readable"); n != 1 {
+	if n := h.logs.Count("CertificateSigningRequests readable"); n != 1 {
 		t.Errorf("recovery logged %d times, want once:\n%s", n, h.logs.String())
 	}
 }

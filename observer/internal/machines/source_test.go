@@ -2,7 +2,6 @@ package machines
 
 import (
 	"fmt"
-	"log/slog"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -13,7 +12,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"kubehz.dev/agent/observer/internal/cluster"
-	"kubehz.dev/agent/observer/internal/testrun"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -67,22 +66,22 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	const interval = time.Minute
 	api := newAPIServer()
 	clk := clocktesting.NewFakeClock(now)
-	logs := &syncBuffer{}
+	logs := &testkit.Logs{}
 	var notified atomic.Int32
 	events := []*cluster.Event{machineEvent("e", "m-2", "ReconcilingError", "unsupported location", now)}
 	s := New(api, api.served, ns, clk, Options{
 		Events:   func() []*cluster.Event { return events },
 		Interval: interval,
-		Log:      slog.New(slog.NewJSONHandler(logs, nil)),
+		Log:      logs.Logger(),
 		Notify:   func() { notified.Add(1) },
 	})
 
-	testrun.Until(t, patience, s.Run)
+	testkit.Start(t, patience, s.Run)
 
 	// Absent: each gate probes once per interval, waiting on the clock (the
 	// pass timer and two probe timers), and nothing else happens.
 	for step := 1; step <= 4; step++ {
-		await(t, "probes", func() bool { return api.probes.Load() == int32(2*step) && clk.Waiters() == 3 })
+		testkit.Await(t, patience, "probes", func() bool { return api.probes.Load() == int32(2*step) && clk.Waiters() == 3 })
 		if step < 4 {
 			clk.Step(interval)
 		}
@@ -94,7 +93,7 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 		t.Errorf("absent: issues %v, pools %v, %d notifications", s.Issues(), s.Pools(), notified.Load())
 	}
 	for _, what := range []string{`"Machines not readable`, `"MachineDeployments not readable`} {
-		if n := logs.count(what, "NotFound"); n != 1 {
+		if n := logs.Count(what, "NotFound"); n != 1 {
 			t.Errorf("%s logged %d times over 4 intervals, want once", what, n)
 		}
 	}
@@ -116,21 +115,21 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 		{Pool: "pool-a", Machine: "m-2", Reason: "ReconcilingError", Message: "unsupported location", Since: stamp},
 	}
 	wantPools := []wire.Pool{{Name: "pool-a", Replicas: 2, Ready: 1, APIGroup: APIGroup}}
-	await(t, "records", func() bool {
+	testkit.Await(t, patience, "records", func() bool {
 		return reflect.DeepEqual(s.Issues(), wantIssues) && reflect.DeepEqual(s.Pools(), wantPools)
 	})
-	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
+	testkit.Await(t, patience, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
 
 	// Machines become Forbidden mid-watch.
 	before := notified.Load()
 	api.state.Store(machinesForbidden)
 	api.dropMachineWatches()
-	await(t, "issues cleared", func() bool { return s.Issues() == nil })
-	await(t, "a probe waiting", func() bool { return clk.Waiters() == 2 })
+	testkit.Await(t, patience, "issues cleared", func() bool { return s.Issues() == nil })
+	testkit.Await(t, patience, "a probe waiting", func() bool { return clk.Waiters() == 2 })
 	for range 3 {
 		probes, calls := api.probes.Load(), api.informerCalls.Load()
 		clk.Step(interval)
-		await(t, "a probe", func() bool { return api.probes.Load() == probes+1 && clk.Waiters() == 2 })
+		testkit.Await(t, patience, "a probe", func() bool { return api.probes.Load() == probes+1 && clk.Waiters() == 2 })
 		if n := api.informerCalls.Load() - calls; n != 1 {
 			t.Errorf("%d lists or watches in an interval while Forbidden, want the 1 refused list", n)
 		}
@@ -141,11 +140,11 @@ func TestSource_GatesInformersOnReadability(t *testing.T) {
 	if !reflect.DeepEqual(s.Pools(), wantPools) {
 		t.Errorf("pools = %+v, want them kept while MDs stay readable", s.Pools())
 	}
-	if n := logs.count(`"Machines not readable`, "Forbidden"); n != 1 {
+	if n := logs.Count(`"Machines not readable`, "Forbidden"); n != 1 {
 		t.Errorf("Forbidden logged %d times, want once", n)
 	}
 	// The line says what to check, in the namespace the Role must be in.
-	if n := logs.count(`"Machines not readable`, `"check":"a Role in namespace kube-system allowing get, list and watch on machines.cluster.k8s.io`); n != 1 {
+	if n := logs.Count(`"Machines not readable`, `"check":"a Role in namespace kube-system allowing get, list and watch on machines.cluster.k8s.io`); n != 1 {
 		t.Error("the Forbidden line does not say which Role to check")
 	}
 }
@@ -173,17 +172,17 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 		"metadata":{"name":"m-1","namespace":"kube-system","labels":{"pool":"pool-a"}},
 		"status":{"nodeRef":{"name":"n-1"},"errorReason":"CreateError","errorMessage":"quota"}}`)
 	clk := clocktesting.NewFakeClock(now)
-	logs := &syncBuffer{}
+	logs := &testkit.Logs{}
 	var notified atomic.Int32
 	s := New(api, api.served, ns, clk, Options{
 		Events:   func() []*cluster.Event { return nil },
 		Interval: interval,
-		Log:      slog.New(slog.NewJSONHandler(logs, nil)),
+		Log:      logs.Logger(),
 		Notify:   func() { notified.Add(1) },
 	})
-	testrun.Until(t, patience, s.Run)
-	await(t, "the pool and the machine's issue", func() bool { return len(s.Pools()) == 1 && len(s.Issues()) == 1 })
-	await(t, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
+	testkit.Start(t, patience, s.Run)
+	testkit.Await(t, patience, "the pool and the machine's issue", func() bool { return len(s.Pools()) == 1 && len(s.Issues()) == 1 })
+	testkit.Await(t, patience, "the Machine watch", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
 
 	// The apiserver restarts: the Machine watch ends, and the relist and
 	// discovery both answer NotFound.
@@ -197,14 +196,14 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	// the step would pass before it was set.
 	ask := func(after time.Duration) {
 		t.Helper()
-		await(t, "a recheck timer", func() bool { return clk.Waiters() == 2 })
+		testkit.Await(t, patience, "a recheck timer", func() bool { return clk.Waiters() == 2 })
 		probes := api.probes.Load()
 		clk.Step(after - time.Nanosecond)
 		if api.probes.Load() != probes {
 			t.Fatalf("discovery asked before %s had passed", after)
 		}
 		clk.Step(time.Nanosecond)
-		await(t, fmt.Sprintf("the ask after %s", after), func() bool { return api.probes.Load() == probes+1 })
+		testkit.Await(t, patience, fmt.Sprintf("the ask after %s", after), func() bool { return api.probes.Load() == probes+1 })
 	}
 
 	before := notified.Load()
@@ -215,7 +214,7 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	}
 	api.state.Store(readable)
 	ask(2 * time.Second)
-	await(t, "the Machine watch again", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
+	testkit.Await(t, patience, "the Machine watch again", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return len(api.watches) > 0 })
 	if len(s.Issues()) != 1 {
 		t.Errorf("issues %v after the CRD was served again, want the machine's", s.Issues())
 	}
@@ -223,7 +222,7 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 		// The lists never changed; a clear and a refill would be two beats.
 		t.Errorf("%d notifications across the restart, want none", n)
 	}
-	if n := logs.count(`"Machines not readable`); n != 0 {
+	if n := logs.Count(`"Machines not readable`); n != 0 {
 		t.Errorf("logged %d times that Machines are not readable, though they came back", n)
 	}
 
@@ -236,9 +235,9 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 		}
 		ask(after)
 	}
-	await(t, "issues cleared", func() bool { return s.Issues() == nil })
+	testkit.Await(t, patience, "issues cleared", func() bool { return s.Issues() == nil })
 	// Back to asking once an interval: the pass timer and the interval timer.
-	await(t, "the interval timer", func() bool { return clk.Waiters() == 2 })
+	testkit.Await(t, patience, "the interval timer", func() bool { return clk.Waiters() == 2 })
 	probes := api.probes.Load()
 	clk.Step(interval - time.Nanosecond)
 	if api.probes.Load() != probes {
@@ -247,7 +246,7 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 	if n := notified.Load() - before; n != 1 {
 		t.Errorf("%d notifications for the clear, want 1", n)
 	}
-	if n := logs.count(`"Machines not readable`, "NotFound"); n != 1 {
+	if n := logs.Count(`"Machines not readable`, "NotFound"); n != 1 {
 		t.Errorf("NotFound logged %d times, want once", n)
 	}
 }

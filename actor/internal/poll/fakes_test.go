@@ -1,26 +1,20 @@
 package poll
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/testkit"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // patience turns a poller that never calls into a test failure. Tests run in
 // a synctest bubble, so it passes only once every goroutine is stuck and
@@ -159,9 +153,8 @@ type harness struct {
 	fetcher *fakeFetcher
 	exec    *fakeExecutor
 	bo      *backoff.Backoff
-	logs    *syncBuffer
-	cancel  context.CancelFunc
-	done    chan error
+	logs    *testkit.Logs
+	run     *testkit.Running
 
 	mu      sync.Mutex
 	results []Result
@@ -184,22 +177,19 @@ func (h *harness) outcomes() []string {
 func start(t *testing.T, retries ...bool) *harness {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
-	logs := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{
-		t: t, clk: clk, logs: logs, cancel: cancel, done: make(chan error, 1),
+		t: t, clk: clk, logs: &testkit.Logs{},
 		fetcher: &fakeFetcher{clk: clk, calls: make(chan call)},
 		exec:    &fakeExecutor{retries: retries},
 		bo:      backoff.New(time.Second, 30*time.Second, func() float64 { return 1 }),
 	}
 	p := New(h.fetcher, h.exec, clk, interval, h.bo, func() float64 { return 0 },
-		slog.New(slog.NewJSONHandler(logs, nil))).WithResults(func(r Result) {
+		h.logs.Logger()).WithResults(func(r Result) {
 		h.mu.Lock()
 		h.results = append(h.results, r)
 		h.mu.Unlock()
 	})
-	go func() { h.done <- p.Run(ctx) }()
-	t.Cleanup(h.stop)
+	h.run = testkit.Start(t, patience, p.Run)
 	return h
 }
 
@@ -225,6 +215,16 @@ func (h *harness) serve(r reply) call {
 	return c
 }
 
+// serveSteady answers the next calls with rs in turn, checking each time
+// that the poller then waits exactly interval.
+func (h *harness) serveSteady(rs ...reply) {
+	h.t.Helper()
+	for _, r := range rs {
+		h.serve(r)
+		h.waits(interval)
+	}
+}
+
 // waits checks that the poller's next call comes exactly d from now and not
 // a nanosecond sooner, leaving the clock at that moment.
 func (h *harness) waits(d time.Duration) {
@@ -242,49 +242,11 @@ func (h *harness) waits(d time.Duration) {
 // awaitTimer returns once the poller is parked on its timer.
 func (h *harness) awaitTimer() {
 	h.t.Helper()
-	synctest.Wait()
-	if !h.clk.HasWaiters() {
-		h.t.Fatal("poller is not waiting on a timer")
-	}
-}
-
-// stop cancels Run and checks it returns nil without the clock moving; safe
-// to call twice.
-func (h *harness) stop() {
-	h.t.Helper()
-	h.cancel()
-	select {
-	case err, ok := <-h.done:
-		if ok && err != nil {
-			h.t.Errorf("Run() = %v, want nil", err)
-		}
-		if ok {
-			close(h.done)
-		}
-	case <-time.After(patience):
-		h.t.Fatal("Run did not return after cancel")
-	}
+	testkit.AwaitTimer(h.t, h.clk, "poller")
 }
 
 func (h *harness) calls() int {
 	h.fetcher.mu.Lock()
 	defer h.fetcher.mu.Unlock()
 	return h.fetcher.n
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

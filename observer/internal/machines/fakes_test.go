@@ -1,13 +1,10 @@
 package machines
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -91,44 +88,4 @@ func (a *apiserver) dropMachineWatches() {
 		w.Stop()
 	}
 	a.watches = nil
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// count is how many log lines contain all of parts.
-func (s *syncBuffer) count(parts ...string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for line := range strings.Lines(s.b.String()) {
-		all := true
-		for _, p := range parts {
-			all = all && strings.Contains(line, p)
-		}
-		if all {
-			n++
-		}
-	}
-	return n
-}
-
-func await(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

@@ -6,17 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"testing"
 
-	"go.uber.org/goleak"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kubehz.dev/agent/shared/kubeapi"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const (
 	// fixedToken and fixedClaim are what Generate makes from fixedRandom;

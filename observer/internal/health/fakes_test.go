@@ -1,14 +1,11 @@
 package health
 
 import (
-	"bytes"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,9 +14,9 @@ import (
 	"k8s.io/client-go/rest"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"kubehz.dev/agent/observer/internal/testrun"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -76,7 +73,7 @@ type harness struct {
 	m        *Monitor
 	clk      *testingclock.FakeClock
 	notified atomic.Int32
-	logs     syncBuffer
+	logs     testkit.Logs
 }
 
 func fakeSource(client *fake.Clientset) Source {
@@ -99,10 +96,9 @@ func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
 		}
 		src.Raw = api.Raw()
 	}
-	log := slog.New(slog.NewJSONHandler(&h.logs, nil))
-	h.m = New(src, cfg, h.clk, interval, log, func() { h.notified.Add(1) })
+	h.m = New(src, cfg, h.clk, interval, h.logs.Logger(), func() { h.notified.Add(1) })
 
-	testrun.Until(t, patience, h.m.Run)
+	testkit.Start(t, patience, h.m.Run)
 	return h
 }
 
@@ -124,23 +120,3 @@ func await[T any](t *testing.T, what string, get func() T, want T) {
 func expires(at time.Time) *wire.Certificates {
 	return &wire.Certificates{ExpiresAt: at.UTC().Format(time.RFC3339)}
 }
-
-// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *syncBuffer) count(s string) int { return strings.Count(b.String(), s) }

@@ -1,12 +1,8 @@
 package actions
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"reflect"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +17,7 @@ import (
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -38,47 +35,28 @@ type harness struct {
 	clk      *clocktesting.FakeClock
 	w        *Watcher
 	notified atomic.Int32
-	logs     *syncBuffer
-	stop     func() // cancels Run and waits for it; afterwards no handler runs
+	logs     *testkit.Logs
+	run      *testkit.Running // Stop waits for Run; afterwards no handler runs
 }
 
 func start(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
-	h := &harness{t: t, client: fake.NewClientset(objs...), clk: clocktesting.NewFakeClock(t0), logs: &syncBuffer{}}
+	h := &harness{t: t, client: fake.NewClientset(objs...), clk: clocktesting.NewFakeClock(t0), logs: &testkit.Logs{}}
 	h.w = New(Source{ConfigMaps: kubeapitest.Reader[*kubeapi.ConfigMap, *kubeapi.ConfigMapList](h.client.CoreV1().ConfigMaps(ns)),
-		Leases: kubeapitest.Reader[*kubeapi.Lease, *kubeapi.LeaseList](h.client.CoordinationV1().Leases(ns))}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, slog.New(slog.NewJSONHandler(h.logs, nil)), func() { h.notified.Add(1) })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		if err := h.w.Run(ctx); err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		close(done)
-	}()
-	var once sync.Once
-	h.stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case <-done:
-			case <-time.After(patience):
-				t.Error("Run did not return after cancel")
-			}
-		})
-	}
-	t.Cleanup(h.stop)
-	await(t, "caches to sync", h.w.HasSynced)
+		Leases: kubeapitest.Reader[*kubeapi.Lease, *kubeapi.LeaseList](h.client.CoordinationV1().Leases(ns))}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, h.logs.Logger(), func() { h.notified.Add(1) })
+	h.run = testkit.Start(t, patience, h.w.Run)
+	testkit.Await(t, patience, "caches to sync", h.w.HasSynced)
 	return h
 }
 
 func (h *harness) awaitActions(want []wire.Action) {
 	h.t.Helper()
-	await(h.t, "the folded actions", func() bool { return reflect.DeepEqual(h.w.Actions(h.clk.Now()), want) })
+	testkit.Await(h.t, patience, "the folded actions", func() bool { return reflect.DeepEqual(h.w.Actions(h.clk.Now()), want) })
 }
 
 func (h *harness) awaitNotified(n int32) {
 	h.t.Helper()
-	await(h.t, "a notification", func() bool { return h.notified.Load() >= n })
+	testkit.Await(h.t, patience, "a notification", func() bool { return h.notified.Load() >= n })
 }
 
 // expiry is the Watcher's armed expiry, read the way the timer loop does.
@@ -125,48 +103,4 @@ func reportCM(t *testing.T, doc report.Document) *corev1.ConfigMap {
 		t.Fatal(err)
 	}
 	return rawCM(ns, report.ConfigMapName, s)
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// count is how many log lines contain all of parts.
-func (s *syncBuffer) count(parts ...string) int {
-	n := 0
-	for line := range strings.Lines(s.String()) {
-		all := true
-		for _, p := range parts {
-			all = all && strings.Contains(line, p)
-		}
-		if all {
-			n++
-		}
-	}
-	return n
-}
-
-func await(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

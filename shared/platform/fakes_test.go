@@ -3,10 +3,14 @@ package platform
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"kubehz.dev/agent/shared/token"
 )
 
 // pipeListener serves HTTP over in-memory connections (net.Pipe). Unlike a
@@ -65,4 +69,63 @@ func newPipeTransport(t *testing.T, h http.HandlerFunc) *http.Transport {
 		}
 	})
 	return tr
+}
+
+// fakeCredentials counts how often the client asked for and invalidated the token.
+type fakeCredentials struct {
+	mu          sync.Mutex
+	tok         token.Token
+	err         error
+	calls       int
+	invalidated int
+}
+
+var _ Credentials = (*fakeCredentials)(nil)
+
+func (f *fakeCredentials) Token(context.Context) (token.Token, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	return f.tok, f.err
+}
+
+func (f *fakeCredentials) Invalidate() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.invalidated++
+}
+
+func (f *fakeCredentials) invalidations() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.invalidated
+}
+
+// countingTransport counts the response body bytes the client pulls, which
+// is what the caps bound; the server's write count would include kernel
+// buffers the client never read.
+type countingTransport struct {
+	base *http.Transport
+	read atomic.Int64
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &t.read}
+	}
+	return resp, err
+}
+
+func (t *countingTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }

@@ -1,24 +1,17 @@
 package beat
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/testkit"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // patience turns a sender that never calls into a test failure. Tests run
 // in a synctest bubble, so it passes only once every goroutine is stuck and
@@ -74,9 +67,8 @@ type harness struct {
 	clk    *clocktesting.FakeClock
 	poster *fakePoster
 	sender *Sender
-	logs   *syncBuffer
-	cancel context.CancelFunc
-	done   chan error
+	logs   *testkit.Logs
+	run    *testkit.Running
 }
 
 // start runs a sender whose backoff has jitter fixed at 1, so waits are
@@ -92,19 +84,16 @@ func startObserved(t *testing.T, onVerdict func(platform.Verdict), onOutcome fun
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	poster := &fakePoster{clk: clk, calls: make(chan call)}
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
+	logs := &testkit.Logs{}
 	bo := backoff.New(time.Second, 30*time.Second, func() float64 { return 1 })
-	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{
-		t: t, clk: clk, poster: poster, logs: logs, cancel: cancel, done: make(chan error, 1),
-		sender: NewSender(poster, clk, bo, log, onVerdict),
+		t: t, clk: clk, poster: poster, logs: logs,
+		sender: NewSender(poster, clk, bo, logs.Logger(), onVerdict),
 	}
 	if onOutcome != nil {
 		h.sender.OnOutcome(onOutcome)
 	}
-	go func() { h.done <- h.sender.Run(ctx) }()
-	t.Cleanup(h.stop)
+	h.run = testkit.Start(t, patience, h.sender.Run)
 	return h
 }
 
@@ -124,49 +113,11 @@ func (h *harness) next() call {
 // that follows is sure to reach it.
 func (h *harness) awaitTimer() {
 	h.t.Helper()
-	synctest.Wait()
-	if !h.clk.HasWaiters() {
-		h.t.Fatal("sender is not waiting on a retry timer")
-	}
-}
-
-// stop cancels Run and checks it returns nil without the clock moving; safe
-// to call twice.
-func (h *harness) stop() {
-	h.t.Helper()
-	h.cancel()
-	select {
-	case err, ok := <-h.done:
-		if ok && err != nil {
-			h.t.Errorf("Run() = %v, want nil", err)
-		}
-		if ok {
-			close(h.done)
-		}
-	case <-time.After(patience):
-		h.t.Fatal("Run did not return after cancel")
-	}
+	testkit.AwaitTimer(h.t, h.clk, "sender")
 }
 
 func (h *harness) calls() int {
 	h.poster.mu.Lock()
 	defer h.poster.mu.Unlock()
 	return h.poster.n
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
