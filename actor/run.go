@@ -21,6 +21,7 @@ import (
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
@@ -134,8 +135,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			HealLimits: heal.Limits{MaxInFlight: cfg.HealLimits.MaxInFlight, MinCooldown: cfg.HealLimits.MinCooldown,
 				MinStartupTimeout: cfg.HealLimits.MinStartupTimeout, MinUnhealthyAfter: cfg.HealLimits.MinUnhealthyAfter},
 		}
-		state.leading(func() status.ActorCaches {
-			return status.ActorCaches{MachineDeployments: len(exec.MDs.List()),
+		state.leading(func() replica.Caches {
+			return replica.Caches{MachineDeployments: len(exec.MDs.List()),
 				Machines: len(exec.Machines.List()), Nodes: len(exec.Nodes.List())}
 		})
 		defer state.leading(nil) // deferred first, so it runs after the caches stop

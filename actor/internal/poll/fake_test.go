@@ -13,8 +13,8 @@ import (
 	"go.uber.org/goleak"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/backoff"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/platform"
 )
 
