@@ -22,6 +22,7 @@ import (
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/poll"
 	"kubehz.dev/agent/actor/internal/replica"
+	"kubehz.dev/agent/actor/internal/settings"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
@@ -53,7 +54,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	started := time.Now()
-	cfg, err := config.LoadActor(ctx, config.Getenv(getenv))
+	cfg, err := settings.Load(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}
