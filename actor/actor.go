@@ -19,20 +19,20 @@ import (
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/actor/internal/replica"
+	"kubehz.dev/agent/actor/internal/settings"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/backoff"
-	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/platform"
-	"kubehz.dev/agent/shared/status"
 )
 
 // actor is every part of the running actor. Between terms only the kill
 // switch runs; each leadership term builds its caches and Executor afresh
 // and stops them when it ends, so a standby holds no cluster state.
 type actor struct {
-	cfg      config.Actor
+	cfg      settings.Actor
 	log      *slog.Logger
 	identity string
 	client   kubernetes.Interface // built-in kinds, over protobuf
@@ -44,7 +44,7 @@ type actor struct {
 	killSwitch *lead.KillSwitch
 }
 
-func newActor(cfg config.Actor, log *slog.Logger, identity string, c connect.Clients, state *stateFile, alive progress) (*actor, error) {
+func newActor(cfg settings.Actor, log *slog.Logger, identity string, c connect.Clients, state *stateFile, alive progress) (*actor, error) {
 	client, err := typedClient(c.Rest)
 	if err != nil {
 		return nil, err
@@ -120,8 +120,8 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	}
 	confirmed()
 	exec := a.newExecutor(ctx, fence)
-	a.state.leading(func() status.ActorCaches {
-		return status.ActorCaches{MachineDeployments: len(exec.MDs.List()),
+	a.state.leading(func() replica.Caches {
+		return replica.Caches{MachineDeployments: len(exec.MDs.List()),
 			Machines: len(exec.Machines.List()), Nodes: len(exec.Nodes.List())}
 	})
 	defer a.state.leading(nil) // deferred first, so it runs after the caches stop

@@ -15,9 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/poll"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
 )

@@ -10,6 +10,7 @@ import (
 
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/shared/status"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -23,25 +24,25 @@ type stateFile struct {
 	log  *slog.Logger
 
 	mu     sync.Mutex
-	st     status.Actor
-	sizes  func() status.ActorCaches // the leader's caches; nil outside a term
+	st     replica.State
+	sizes  func() replica.Caches // the leader's caches; nil outside a term
 	warned bool
 }
 
 func newStateFile(path, identity, version string, started time.Time, log *slog.Logger) *stateFile {
 	f := &stateFile{path: path, log: log,
-		st: status.Actor{Version: version, Identity: identity, Started: started}}
-	f.update(func(*status.Actor) bool { return true })
+		st: replica.State{Version: version, Identity: identity, Started: started}}
+	f.update(func(*replica.State) bool { return true })
 	return f
 }
 
 // leading records a term's start, with the caches it reads, or its end.
-func (f *stateFile) leading(sizes func() status.ActorCaches) {
-	f.update(func(st *status.Actor) bool {
+func (f *stateFile) leading(sizes func() replica.Caches) {
+	f.update(func(st *replica.State) bool {
 		f.sizes = sizes
 		st.Leading = sizes != nil
 		if sizes == nil {
-			st.Caches = status.ActorCaches{}
+			st.Caches = replica.Caches{}
 		}
 		return true
 	})
@@ -49,7 +50,7 @@ func (f *stateFile) leading(sizes func() status.ActorCaches) {
 
 // holder records the Lease's holder; only a change is written.
 func (f *stateFile) holder(h string) {
-	f.update(func(st *status.Actor) bool {
+	f.update(func(st *replica.State) bool {
 		changed := st.LeaseHolder != h
 		st.LeaseHolder = h
 		return changed
@@ -57,7 +58,7 @@ func (f *stateFile) holder(h string) {
 }
 
 func (f *stateFile) polled(r poll.Result) {
-	f.update(func(st *status.Actor) bool {
+	f.update(func(st *replica.State) bool {
 		st.LastPoll, st.LastPollOutcome = r.At, r.Outcome
 		if r.Err != nil {
 			st.LastError, st.LastErrorAt = r.Err.Error(), r.At
@@ -67,8 +68,8 @@ func (f *stateFile) polled(r poll.Result) {
 }
 
 func (f *stateFile) published(rev int64, actions []wire.Action, err error) {
-	f.update(func(st *status.Actor) bool {
-		st.Revision, st.Reports = rev, status.ReportsFrom(actions)
+	f.update(func(st *replica.State) bool {
+		st.Revision, st.Reports = rev, replica.ReportsFrom(actions)
 		// A publish cut short by the term's end is no error to show.
 		if err != nil && !errors.Is(err, context.Canceled) {
 			st.LastError, st.LastErrorAt = "publish reports: "+err.Error(), time.Now()
@@ -79,7 +80,7 @@ func (f *stateFile) published(rev int64, actions []wire.Action, err error) {
 
 // update applies change and writes the file when it reports a change. The
 // lock serializes writers, which share one temp file.
-func (f *stateFile) update(change func(st *status.Actor) bool) {
+func (f *stateFile) update(change func(st *replica.State) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !change(&f.st) {
@@ -111,7 +112,7 @@ func (p recordedPublisher) Publish(ctx context.Context, rev int64, actions []wir
 // statusCommand prints this replica's state: `actor status`, or
 // `actor status --json` for the raw file.
 func statusCommand(args []string, getenv func(string) string, stdout io.Writer) error {
-	st, err := status.ReadActor(status.PathNextTo(livenessPath(getenv)))
+	st, err := replica.Read(status.PathNextTo(livenessPath(getenv)))
 	if err != nil {
 		return err
 	}

@@ -48,8 +48,9 @@ type Observer struct {
 
 // The raw structs are all strings so that go-envconfig only looks values up
 // and applies defaults: it never parses, so it can neither stop at the first
-// bad value nor quote a value (the token) in its error.
-type rawCommon struct {
+// bad value nor quote a value (the token) in its error. RawCommon is
+// exported for the actor's settings, which embed it the same way.
+type RawCommon struct {
 	ClusterID   string `env:"CLUSTER_ID"`
 	APIURL      string `env:"KUBEHZ_API_URL"`
 	AgentToken  string `env:"KUBEHZ_AGENT_TOKEN"`
@@ -67,7 +68,7 @@ type rawCommon struct {
 // Common is a named field, not an embedding: go-envconfig cannot set an
 // embedded field of an unexported type and would silently skip it.
 type rawObserver struct {
-	Common           rawCommon
+	Common           RawCommon
 	FullInterval     string `env:"KUBEHZ_FULL_INTERVAL, default=60s"`
 	Debounce         string `env:"KUBEHZ_DEBOUNCE, default=10s"`
 	MinGap           string `env:"KUBEHZ_MIN_GAP, default=15s"`
@@ -89,50 +90,56 @@ const readyAfterFailing = "KUBEHZ_READY_AFTER_FAILING"
 // LoadReadiness reads and validates KUBEHZ_READY_AFTER_FAILING alone, as
 // LoadObserver does, for the `observer ready` probe.
 func LoadReadiness(ctx context.Context, l envconfig.Lookuper) (time.Duration, error) {
-	var raw rawReadiness
-	if err := lookup(ctx, l, &raw); err != nil {
-		return 0, err
-	}
-	var p problems
-	d := p.duration(readyAfterFailing, raw.ReadyAfterFailing)
-	return d, p.err()
+	return Load(ctx, l, func(raw rawReadiness, p *Problems) time.Duration {
+		return p.duration(readyAfterFailing, raw.ReadyAfterFailing)
+	})
 }
 
 // LoadObserver reads and validates the observer's settings from l (use
 // envconfig.OsLookuper in main, envconfig.MapLookuper in tests). A
 // validation failure is a *Error naming every bad variable.
 func LoadObserver(ctx context.Context, l envconfig.Lookuper) (Observer, error) {
-	var raw rawObserver
-	if err := lookup(ctx, l, &raw); err != nil {
-		return Observer{}, err
-	}
-	var p problems
-	o := Observer{
-		Common:           parseCommon(raw.Common, &p),
-		FullInterval:     p.duration("KUBEHZ_FULL_INTERVAL", raw.FullInterval),
-		Debounce:         p.duration("KUBEHZ_DEBOUNCE", raw.Debounce),
-		MinGap:           p.duration("KUBEHZ_MIN_GAP", raw.MinGap),
-		ReportNamespaces: p.boolean("KUBEHZ_REPORT_NAMESPACES", raw.ReportNamespaces),
-
-		ReadyAfterFailing: p.duration(readyAfterFailing, raw.Readiness.ReadyAfterFailing),
-	}
-	if err := p.err(); err != nil {
-		return Observer{}, err
-	}
-	return o, nil
+	return Load(ctx, l, func(raw rawObserver, p *Problems) Observer {
+		return Observer{
+			Common:            ParseCommon(raw.Common, p),
+			FullInterval:      p.duration("KUBEHZ_FULL_INTERVAL", raw.FullInterval),
+			Debounce:          p.duration("KUBEHZ_DEBOUNCE", raw.Debounce),
+			MinGap:            p.duration("KUBEHZ_MIN_GAP", raw.MinGap),
+			ReportNamespaces:  p.boolean("KUBEHZ_REPORT_NAMESPACES", raw.ReportNamespaces),
+			ReadyAfterFailing: p.duration(readyAfterFailing, raw.Readiness.ReadyAfterFailing),
+		}
+	})
 }
 
-func parseCommon(raw rawCommon, p *problems) Common {
+// Load looks Raw's variables up in l and builds the settings with parse,
+// which notes every bad value in p and carries on, so the *Error names every
+// bad variable at once.
+func Load[Raw, T any](ctx context.Context, l envconfig.Lookuper, parse func(Raw, *Problems) T) (T, error) {
+	var raw Raw
+	var zero T
+	if err := lookup(ctx, l, &raw); err != nil {
+		return zero, err
+	}
+	var p Problems
+	settings := parse(raw, &p)
+	if err := p.err(); err != nil {
+		return zero, err
+	}
+	return settings, nil
+}
+
+// ParseCommon checks what both binaries read, noting each bad value in p.
+func ParseCommon(raw RawCommon, p *Problems) Common {
 	return Common{
 		ClusterID:        p.clusterID("CLUSTER_ID", raw.ClusterID),
 		APIURL:           p.apiURL("KUBEHZ_API_URL", raw.APIURL),
 		AgentToken:       p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
 		TokenFile:        p.tokenFile("KUBEHZ_AGENT_TOKEN_FILE", raw.TokenFile),
 		Namespace:        p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
-		SecretName:       p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+		SecretName:       p.DNSSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
 		MDNamespace:      p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
-		ActionsConfigMap: p.dnsSubdomain("KUBEHZ_ACTIONS_CONFIGMAP", raw.ActionsConfigMap),
-		ActorLease:       p.dnsSubdomain("KUBEHZ_ACTOR_LEASE", raw.ActorLease),
+		ActionsConfigMap: p.DNSSubdomain("KUBEHZ_ACTIONS_CONFIGMAP", raw.ActionsConfigMap),
+		ActorLease:       p.DNSSubdomain("KUBEHZ_ACTOR_LEASE", raw.ActorLease),
 		LogLevel:         p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
 	}
 }

@@ -29,13 +29,13 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// problems collects failures so parsing carries on after the first one.
-type problems []Problem
+// Problems collects failures so parsing carries on after the first one.
+type Problems []Problem
 
-// add masks every string argument before formatting: those are the quoted
+// Add masks every string argument before formatting: those are the quoted
 // values, and a token pasted into the wrong variable must not reach the
 // exit message. Masking before quoting keeps the closing quote.
-func (p *problems) add(name, format string, args ...any) {
+func (p *Problems) Add(name, format string, args ...any) {
 	for i, a := range args {
 		if s, ok := a.(string); ok {
 			args[i] = token.Redact(s)
@@ -44,7 +44,7 @@ func (p *problems) add(name, format string, args ...any) {
 	*p = append(*p, Problem{Var: name, Reason: fmt.Sprintf(format, args...)})
 }
 
-func (p problems) err() error {
+func (p Problems) err() error {
 	if len(p) == 0 {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 // only as redacted or <unset>, the URL only as scheme://host[:port]/path, and
 // every other value is masked in case a token was pasted into it.
 func (o Observer) LogValue() slog.Value {
-	return slog.GroupValue(append(o.attrs(),
+	return slog.GroupValue(append(o.Attrs(),
 		// Go duration text, not the JSON handler's nanosecond integers.
 		slog.String("fullInterval", o.FullInterval.String()),
 		slog.String("debounce", o.Debounce.String()),
@@ -20,10 +20,12 @@ func (o Observer) LogValue() slog.Value {
 	)...)
 }
 
-// LogValue prints the shared settings; Observer (and later Actor) extend it.
-func (c Common) LogValue() slog.Value { return slog.GroupValue(c.attrs()...) }
+// LogValue prints the shared settings; each binary's settings extend it.
+func (c Common) LogValue() slog.Value { return slog.GroupValue(c.Attrs()...) }
 
-func (c Common) attrs() []slog.Attr {
+// Attrs are the shared settings as LogValue prints them, for a binary's
+// own LogValue to extend.
+func (c Common) Attrs() []slog.Attr {
 	api := "<unset>"
 	if c.APIURL != nil {
 		api = printableURL(c.APIURL)

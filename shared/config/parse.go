@@ -22,24 +22,24 @@ var clusterIDPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[
 // token then never leaves the machine.
 var loopback = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 
-func (p *problems) clusterID(name, v string) string {
+func (p *Problems) clusterID(name, v string) string {
 	switch {
 	case v == "":
-		p.add(name, "is required")
+		p.Add(name, "is required")
 	case strings.Contains(v, token.Prefix):
 		// It would pass the pattern, then be logged and sent on every beat.
-		p.add(name, looksLikeToken)
+		p.Add(name, looksLikeToken)
 	case !clusterIDPattern.MatchString(v):
-		p.add(name, "%q must be 1-253 letters, digits, '.', '_' or '-', starting and ending with a letter or digit", v)
+		p.Add(name, "%q must be 1-253 letters, digits, '.', '_' or '-', starting and ending with a letter or digit", v)
 	default:
 		return v
 	}
 	return ""
 }
 
-func (p *problems) apiURL(name, v string) *url.URL {
+func (p *Problems) apiURL(name, v string) *url.URL {
 	if v == "" {
-		p.add(name, "is required")
+		p.Add(name, "is required")
 		return nil
 	}
 	u, err := url.Parse(v)
@@ -49,11 +49,11 @@ func (p *problems) apiURL(name, v string) *url.URL {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		p.add(name, "is not a URL: %s", err.Error())
+		p.Add(name, "is not a URL: %s", err.Error())
 		return nil
 	}
 	if reason := urlProblem(u); reason != "" {
-		p.add(name, "%q %s", printableURL(u), reason)
+		p.Add(name, "%q %s", printableURL(u), reason)
 		return nil
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
@@ -86,12 +86,12 @@ func urlProblem(u *url.URL) string {
 	return ""
 }
 
-func (p *problems) token(name, v string) token.Token {
+func (p *Problems) token(name, v string) token.Token {
 	if v == "" {
 		return ""
 	}
 	if err := token.Validate(v); err != nil {
-		p.add(name, "%v", err)
+		p.Add(name, "%v", err)
 		return ""
 	}
 	return token.Token(v)
@@ -99,9 +99,9 @@ func (p *problems) token(name, v string) token.Token {
 
 // tokenFile refuses a token pasted in place of the path: the path is
 // logged at start-up and named in read errors.
-func (p *problems) tokenFile(name, v string) string {
+func (p *Problems) tokenFile(name, v string) string {
 	if strings.Contains(v, token.Prefix) {
-		p.add(name, looksLikeToken)
+		p.Add(name, looksLikeToken)
 		return ""
 	}
 	return v
@@ -110,31 +110,32 @@ func (p *problems) tokenFile(name, v string) string {
 // looksLikeToken never quotes the value: it is the credential itself.
 const looksLikeToken = "looks like the agent token; put the token in its Secret or KUBEHZ_AGENT_TOKEN, never here"
 
-func (p *problems) dnsLabel(name, v string) string {
-	if len(validation.IsDNS1123Label(v)) > 0 {
-		p.add(name, "%q is not a DNS-1123 label: at most 63 lowercase letters, digits or '-', "+
-			"starting and ending with a letter or digit", v)
+func (p *Problems) dnsLabel(name, v string) string {
+	return p.dnsName(name, v, validation.IsDNS1123Label, "label: at most 63 lowercase letters, digits or '-'")
+}
+
+// DNSSubdomain reads the name of an object in a namespace.
+func (p *Problems) DNSSubdomain(name, v string) string {
+	return p.dnsName(name, v, validation.IsDNS1123Subdomain, "subdomain: at most 253 lowercase letters, digits, '-' or '.'")
+}
+
+// dnsName keeps v when invalid finds nothing wrong with it; what describes
+// the form the user should write instead.
+func (p *Problems) dnsName(name, v string, invalid func(string) []string, what string) string {
+	if len(invalid(v)) > 0 {
+		p.Add(name, "%q is not a DNS-1123 "+what+", starting and ending with a letter or digit", v)
 		return ""
 	}
 	return v
 }
 
-func (p *problems) dnsSubdomain(name, v string) string {
-	if len(validation.IsDNS1123Subdomain(v)) > 0 {
-		p.add(name, "%q is not a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', "+
-			"starting and ending with a letter or digit", v)
-		return ""
-	}
-	return v
-}
-
-func (p *problems) duration(name, v string) time.Duration {
+func (p *Problems) duration(name, v string) time.Duration {
 	d, err := time.ParseDuration(v)
 	switch {
 	case err != nil:
-		p.add(name, "%q is not a Go duration such as 30s or 2m", v)
+		p.Add(name, "%q is not a Go duration such as 30s or 2m", v)
 	case d <= 0:
-		p.add(name, "must be greater than 0, got %s", v)
+		p.Add(name, "must be greater than 0, got %s", v)
 	default:
 		return d
 	}
@@ -142,13 +143,13 @@ func (p *problems) duration(name, v string) time.Duration {
 }
 
 // boolean follows strconv.ParseBool; blank means false.
-func (p *problems) boolean(name, v string) bool {
+func (p *Problems) boolean(name, v string) bool {
 	if v == "" {
 		return false
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		p.add(name, "%q is not a boolean (use true or false)", v)
+		p.Add(name, "%q is not a boolean (use true or false)", v)
 	}
 	return b
 }
@@ -156,7 +157,7 @@ func (p *problems) boolean(name, v string) bool {
 // logLevel refuses what it does not know, as every other setting does: read
 // as info, `verbose` would hide the debug lines the user asked for. Case is
 // ignored; blank means info.
-func (p *problems) logLevel(name, v string) slog.Level {
+func (p *Problems) logLevel(name, v string) slog.Level {
 	switch strings.ToLower(v) {
 	case "", "info":
 		return slog.LevelInfo
@@ -167,6 +168,6 @@ func (p *problems) logLevel(name, v string) slog.Level {
 	case "error":
 		return slog.LevelError
 	}
-	p.add(name, "%q is not a log level (use debug, info, warn or error)", v)
+	p.Add(name, "%q is not a log level (use debug, info, warn or error)", v)
 	return slog.LevelInfo
 }

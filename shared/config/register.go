@@ -34,21 +34,14 @@ type rawRegister struct {
 // LoadRegister reads and validates the register command's settings with the
 // same rules as the observer's; a failure is a *Error (exit 2).
 func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
-	var raw rawRegister
-	if err := lookup(ctx, l, &raw); err != nil {
-		return Register{}, err
-	}
-	var p problems
-	r := Register{
-		ClusterID:  p.clusterID("CLUSTER_ID", raw.ClusterID),
-		APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
-		Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
-		SecretName: p.dnsSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
-		BindFile:   raw.BindFile,
-		LogLevel:   p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
-	}
-	if err := p.err(); err != nil {
-		return Register{}, err
-	}
-	return r, nil
+	return Load(ctx, l, func(raw rawRegister, p *Problems) Register {
+		return Register{
+			ClusterID:  p.clusterID("CLUSTER_ID", raw.ClusterID),
+			APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
+			Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+			SecretName: p.DNSSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
+			BindFile:   raw.BindFile,
+			LogLevel:   p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
+		}
+	})
 }

@@ -16,7 +16,7 @@ import (
 // write one raw. A byte that is not UTF-8 becomes \ufffd, the rune a decoder
 // reads it as. Text that needs no escape comes back as it is, without a copy.
 func JSON(b []byte) []byte {
-	i := firstUnsafeJSON(b)
+	i := firstRejected(b, utf8.DecodeRune, keptInJSON)
 	if i < 0 {
 		return b
 	}
@@ -27,7 +27,7 @@ func JSON(b []byte) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			out = append(out, `\ufffd`...)
-		case Safe(r) || jsonSpace(r):
+		case keptInJSON(r):
 			out = append(out, b[i:i+size]...)
 		case r > 0xffff:
 			hi, lo := utf16.EncodeRune(r)
@@ -42,22 +42,5 @@ func JSON(b []byte) []byte {
 
 func jsonSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
 
-// firstUnsafeJSON is the index of the first rune of b that JSON escapes, or
-// -1.
-func firstUnsafeJSON(b []byte) int {
-	for i := 0; i < len(b); {
-		if c := b[i]; c < utf8.RuneSelf {
-			if (c < ' ' && !jsonSpace(rune(c))) || c == 0x7f {
-				return i
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if (r == utf8.RuneError && size == 1) || !Safe(r) {
-			return i
-		}
-		i += size
-	}
-	return -1
-}
+// keptInJSON is Safe plus the whitespace JSON allows between tokens.
+func keptInJSON(r rune) bool { return Safe(r) || jsonSpace(r) }

@@ -29,7 +29,7 @@ func Safe(r rune) bool { return unicode.IsPrint(r) }
 // is not UTF-8 as `\xNN`. The result is valid UTF-8 and all of it is Safe; a
 // string that already is comes back as it is, without a copy.
 func String(s string) string {
-	i := firstUnsafe(s)
+	i := firstRejected(s, utf8.DecodeRuneInString, Safe)
 	if i < 0 {
 		return s
 	}
@@ -52,19 +52,20 @@ func String(s string) string {
 	return b.String()
 }
 
-// firstUnsafe is the index of the first rune of s that is not Safe or not
-// UTF-8, or -1.
-func firstUnsafe(s string) int {
+// firstRejected is the index of the first rune of s that keep rejects, or
+// of its first byte that is not UTF-8, or -1. ASCII is judged byte by byte,
+// without decoding; decode is utf8's decoder for s's form.
+func firstRejected[T string | []byte](s T, decode func(T) (rune, int), keep func(rune) bool) int {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c < ' ' || c == 0x7f {
+			if !keep(rune(c)) {
 				return i
 			}
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || !Safe(r) {
+		r, size := decode(s[i:])
+		if (r == utf8.RuneError && size == 1) || !keep(r) {
 			return i
 		}
 		i += size

@@ -46,6 +46,27 @@ func Write(path string, v any) error {
 // or writes its state elsewhere.
 var ErrNotStarted = errors.New("no state file")
 
+// Read reads the state file at path and decodes it as T (the observer's
+// or the actor's state).
+func Read[T any](path string) (T, error) {
+	var v T
+	b, err := read(path)
+	if err != nil {
+		return v, err
+	}
+	return Decode[T](b)
+}
+
+// Decode decodes a state file's bytes; a truncated or foreign file is an
+// error.
+func Decode[T any](b []byte) (T, error) {
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, fmt.Errorf("state file is unreadable: %w", err)
+	}
+	return v, nil
+}
+
 // read returns the file's bytes, refusing more than MaxBytes.
 func read(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -64,12 +85,4 @@ func read(path string) ([]byte, error) {
 		return nil, fmt.Errorf("state file %s is larger than %d bytes", path, MaxBytes)
 	}
 	return b, nil
-}
-
-// decode reads a state document; a truncated or foreign file is an error.
-func decode(b []byte, v any) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("state file is unreadable: %w", err)
-	}
-	return nil
 }

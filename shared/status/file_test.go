@@ -11,20 +11,19 @@ import (
 	"time"
 )
 
-func sampleActor() Actor {
-	return Actor{Version: "v1.2.3", Identity: "actor-a_01", Started: now.Add(-time.Hour), Written: now,
-		Leading: true, LeaseHolder: "actor-a_01", LastPoll: now, LastPollOutcome: "unchanged", Revision: 7,
-		Reports: []Report{{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}},
-		Caches:  ActorCaches{MachineDeployments: 1, Machines: 3, Nodes: 3}}
+func sampleObserver() Observer {
+	return Observer{Version: "v1.2.3", Started: now.Add(-time.Hour), Written: now, Beating: true,
+		LastAttempt: now, LastOutcome: "delivered", LastDelivered: now,
+		Caches: ObserverCaches{Nodes: 3, Pods: 42, Machines: 3, Pools: 1}, Actor: ActorLease{Holder: "actor-a_01", Live: true, Riding: 1}}
 }
 
 func TestWrite_ReadsBackWhatWasWritten(t *testing.T) {
 	path := PathNextTo(filepath.Join(t.TempDir(), "alive"))
-	want := sampleActor()
+	want := sampleObserver()
 	if err := Write(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadActor(path)
+	got, err := ReadObserver(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,12 +43,12 @@ func TestRead_MissingFileSaysNotStarted(t *testing.T) {
 }
 
 func TestRead_TruncatedFileIsUnreadableAtEveryLength(t *testing.T) {
-	b, err := json.Marshal(sampleActor())
+	b, err := json.Marshal(sampleObserver())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := range len(b) {
-		if _, err := DecodeActor(b[:n]); err == nil {
+		if _, err := DecodeObserver(b[:n]); err == nil {
 			t.Fatalf("a file cut at %d of %d bytes decoded", n, len(b))
 		}
 	}
@@ -68,19 +67,8 @@ func TestRead_RefusesAFileOverTheBound(t *testing.T) {
 
 func TestClamp_KeepsTheWorstCaseStateUnderTheBound(t *testing.T) {
 	long := strings.Repeat("é", 10_000)
-	a := Actor{Version: long, Identity: long, LeaseHolder: long, LastPollOutcome: long, LastError: long}
-	for range 100 {
-		a.Reports = append(a.Reports, Report{Action: long, Pool: long, Status: long, Detail: long})
-	}
 	o := Observer{Version: long, LastOutcome: long, LastError: long, Actor: ActorLease{Holder: long}}
-	dir := t.TempDir()
-	if err := Write(filepath.Join(dir, "actor"), a.Clamp()); err != nil {
-		t.Fatalf("clamped actor state: %v", err)
-	}
-	if err := Write(filepath.Join(dir, "observer"), o.Clamp()); err != nil {
+	if err := Write(filepath.Join(t.TempDir(), FileName), o.Clamp()); err != nil {
 		t.Fatalf("clamped observer state: %v", err)
-	}
-	if got := len(a.Clamp().Reports); got != 20 {
-		t.Fatalf("clamped to %d reports, want 20", got)
 	}
 }

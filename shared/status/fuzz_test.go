@@ -32,21 +32,6 @@ func FuzzDecodeObserver(f *testing.F) {
 	})
 }
 
-func FuzzDecodeActor(f *testing.F) {
-	full, _ := json.Marshal(sampleActor())
-	for _, seed := range [][]byte{full, full[:len(full)-1], []byte(`{"reports":[{}]}`), []byte(`[]`)} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := DecodeActor(b)
-		if err != nil {
-			return
-		}
-		_ = a.Render(io.Discard, time.Now())
-		_ = a.Clamp().Render(io.Discard, time.Now())
-	})
-}
-
 // comparable drops the monotonic and location parts JSON does not keep.
 func comparable(o Observer) Observer {
 	for _, t := range []*time.Time{&o.Started, &o.Written, &o.LastAttempt, &o.LastDelivered, &o.FailingSince, &o.LastErrorAt} {

@@ -61,17 +61,7 @@ func (o Observer) Clamp() Observer {
 }
 
 // ReadObserver reads the observer's state file.
-func ReadObserver(path string) (Observer, error) {
-	b, err := read(path)
-	if err != nil {
-		return Observer{}, err
-	}
-	return DecodeObserver(b)
-}
+func ReadObserver(path string) (Observer, error) { return Read[Observer](path) }
 
 // DecodeObserver decodes an observer state file's bytes.
-func DecodeObserver(b []byte) (Observer, error) {
-	var o Observer
-	err := decode(b, &o)
-	return o, err
-}
+func DecodeObserver(b []byte) (Observer, error) { return Decode[Observer](b) }

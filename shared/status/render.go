@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,34 +15,34 @@ import (
 // Render prints the observer's state as aligned "key: value" lines, times
 // as ages relative to now.
 func (o Observer) Render(w io.Writer, now time.Time) error {
-	t := newTable(w)
-	t.line("version", o.Version)
-	t.line("started", ago(o.Started, now))
+	t := NewTable(w)
+	t.Line("version", o.Version)
+	t.Line("started", Ago(o.Started, now))
 	if o.Beating {
-		t.line("heartbeat", "sent by this observer")
+		t.Line("heartbeat", "sent by this observer")
 	} else {
-		t.line("heartbeat", "standing down: the heartbeat-owner marker names the lok8s CronJob")
+		t.Line("heartbeat", "standing down: the heartbeat-owner marker names the lok8s CronJob")
 	}
 	last := "never"
 	if !o.LastAttempt.IsZero() {
-		last = ago(o.LastAttempt, now) + ", " + o.LastOutcome
+		last = Ago(o.LastAttempt, now) + ", " + o.LastOutcome
 	}
-	t.line("last beat", last)
-	t.line("last delivered", ago(o.LastDelivered, now))
+	t.Line("last beat", last)
+	t.Line("last delivered", Ago(o.LastDelivered, now))
 	if !o.FailingSince.IsZero() {
-		t.line("failing since", ago(o.FailingSince, now))
+		t.Line("failing since", Ago(o.FailingSince, now))
 	}
 	if o.LastError != "" {
-		t.line("last error", ago(o.LastErrorAt, now)+": "+o.LastError)
+		t.Line("last error", Ago(o.LastErrorAt, now)+": "+o.LastError)
 	}
-	t.line("actor lease", o.Actor.describe())
-	t.line("nodes", strconv.Itoa(o.Caches.Nodes))
-	t.line("pods", strconv.Itoa(o.Caches.Pods))
-	t.line("warning events", strconv.Itoa(o.Caches.WarningEvents))
-	t.line("machines", strconv.Itoa(o.Caches.Machines))
-	t.line("pools", strconv.Itoa(o.Caches.Pools))
-	t.line("state written", ago(o.Written, now))
-	return t.flush()
+	t.Line("actor lease", o.Actor.describe())
+	t.Line("nodes", strconv.Itoa(o.Caches.Nodes))
+	t.Line("pods", strconv.Itoa(o.Caches.Pods))
+	t.Line("warning events", strconv.Itoa(o.Caches.WarningEvents))
+	t.Line("machines", strconv.Itoa(o.Caches.Machines))
+	t.Line("pools", strconv.Itoa(o.Caches.Pools))
+	t.Line("state written", Ago(o.Written, now))
+	return t.Flush()
 }
 
 func (l ActorLease) describe() string {
@@ -55,69 +56,35 @@ func (l ActorLease) describe() string {
 	}
 }
 
-// Render prints the actor replica's state as aligned "key: value" lines,
-// then the current revision's reports, one per line.
-func (a Actor) Render(w io.Writer, now time.Time) error {
-	t := newTable(w)
-	t.line("version", a.Version)
-	t.line("identity", a.Identity)
-	t.line("started", ago(a.Started, now))
-	if a.Leading {
-		t.line("leading", "yes")
-	} else {
-		t.line("leading", "no (standby)")
-	}
-	holder := a.LeaseHolder
-	if holder == "" {
-		holder = "none seen"
-	}
-	t.line("lease holder", holder)
-	poll := "never"
-	if !a.LastPoll.IsZero() {
-		poll = ago(a.LastPoll, now) + ", " + a.LastPollOutcome
-	}
-	t.line("last poll", poll)
-	if a.LastError != "" {
-		t.line("last error", ago(a.LastErrorAt, now)+": "+a.LastError)
-	}
-	t.line("machine deployments", strconv.Itoa(a.Caches.MachineDeployments))
-	t.line("machines", strconv.Itoa(a.Caches.Machines))
-	t.line("nodes", strconv.Itoa(a.Caches.Nodes))
-	t.line("state written", ago(a.Written, now))
-	t.line("revision", strconv.FormatInt(a.Revision, 10))
-	t.line("reports", strconv.Itoa(len(a.Reports)))
-	if err := t.flush(); err != nil {
-		return err
-	}
-	// A table of their own: their columns must not widen the keys above.
-	r := newTable(w)
-	for _, rep := range a.Reports {
-		detail := rep.Detail
-		if detail == "" {
-			detail = "-"
-		}
-		_, _ = fmt.Fprintf(r.w, "  %s\t%s\t%s\t%s\n", printable.String(rep.Action), printable.String(rep.Pool),
-			printable.String(rep.Status), printable.String(detail))
-	}
-	return r.flush()
-}
+// Table writes aligned "key: value" lines, the form of both binaries'
+// `status` output.
+type Table struct{ w *tabwriter.Writer }
 
-type table struct{ w *tabwriter.Writer }
+// NewTable starts a table on w; nothing reaches w before Flush.
+func NewTable(w io.Writer) Table { return Table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)} }
 
-func newTable(w io.Writer) table { return table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)} }
-
-// line writes one "key: value" line. The value may hold text from outside
+// Line writes one "key: value" line. The value may hold text from outside
 // (a platform error, a report detail, a version): escaped, it can neither
 // drive the terminal nor forge a line.
-func (t table) line(key, value string) {
+func (t Table) Line(key, value string) {
 	_, _ = fmt.Fprintf(t.w, "%s:\t%s\n", key, printable.String(value))
 }
 
-func (t table) flush() error { return t.w.Flush() }
+// Row writes an indented line of tab-aligned cells, each escaped as Line
+// escapes a value.
+func (t Table) Row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = printable.String(c)
+	}
+	_, _ = fmt.Fprintf(t.w, "  %s\n", strings.Join(cells, "\t"))
+}
 
-// ago is how long before now t was, in the largest two units: "12s ago",
+// Flush writes the aligned table.
+func (t Table) Flush() error { return t.w.Flush() }
+
+// Ago is how long before now t was, in the largest two units: "12s ago",
 // "3m04s ago", "2h05m ago", "3d04h ago"; "never" for the zero time.
-func ago(t, now time.Time) string {
+func Ago(t, now time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}

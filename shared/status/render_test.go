@@ -54,55 +54,6 @@ state written:   0s ago
 	assertRendered(t, o.Render, want)
 }
 
-func TestRender_LeadingActorListsItsReports(t *testing.T) {
-	a := Actor{
-		Version: "v1.2.3", Identity: "actor-7d9f_0a1b2c3d", Started: now.Add(-10 * time.Minute), Written: now.Add(-2 * time.Second),
-		Leading: true, LeaseHolder: "actor-7d9f_0a1b2c3d",
-		LastPoll: now.Add(-8 * time.Second), LastPollOutcome: "new document", Revision: 7,
-		Reports: []Report{
-			{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"},
-			{Action: "heal", Pool: "worker-node-1", Status: "in_progress"},
-		},
-		Caches: ActorCaches{MachineDeployments: 2, Machines: 3, Nodes: 3},
-	}
-	want := `version:              v1.2.3
-identity:             actor-7d9f_0a1b2c3d
-started:              10m00s ago
-leading:              yes
-lease holder:         actor-7d9f_0a1b2c3d
-last poll:            8s ago, new document
-machine deployments:  2
-machines:             3
-nodes:                3
-state written:        2s ago
-revision:             7
-reports:              2
-  scale  workers        done         2 → 3 replicas
-  heal   worker-node-1  in_progress  -
-`
-	assertRendered(t, a.Render, want)
-}
-
-func TestRender_StandbyActorNamesTheLeaderAndItsLastError(t *testing.T) {
-	a := Actor{Version: "dev", Identity: "actor-b_01", Started: now.Add(-time.Minute), Written: now,
-		LeaseHolder: "actor-a_02", LastError: "lease: connection refused", LastErrorAt: now.Add(-30 * time.Second)}
-	want := `version:              dev
-identity:             actor-b_01
-started:              1m00s ago
-leading:              no (standby)
-lease holder:         actor-a_02
-last poll:            never
-last error:           30s ago: lease: connection refused
-machine deployments:  0
-machines:             0
-nodes:                0
-state written:        0s ago
-revision:             0
-reports:              0
-`
-	assertRendered(t, a.Render, want)
-}
-
 func assertRendered(t *testing.T, render func(w io.Writer, now time.Time) error, want string) {
 	t.Helper()
 	var b strings.Builder
@@ -129,11 +80,11 @@ func TestAgo_UnitsAtTheirBoundaries(t *testing.T) {
 		{-3 * time.Second, "in 3s (clocks disagree)"},
 	}
 	for _, tc := range cases {
-		if got := ago(now.Add(-tc.d), now); got != tc.want {
-			t.Errorf("ago(%s) = %q, want %q", tc.d, got, tc.want)
+		if got := Ago(now.Add(-tc.d), now); got != tc.want {
+			t.Errorf("Ago(%s) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	if got := ago(time.Time{}, now); got != "never" {
-		t.Errorf("ago(zero) = %q, want never", got)
+	if got := Ago(time.Time{}, now); got != "never" {
+		t.Errorf("Ago(zero) = %q, want never", got)
 	}
 }

@@ -21,11 +21,9 @@ import (
 // lastSeen, certificates and pools like the other timestamps and names; and
 // drops nameless addons, which the inventory reader already skips.
 func (p *Payload) Cap() {
-	p.ClusterID = Clamp(p.ClusterID, MaxNameLen)
-	p.Timestamp = Clamp(p.Timestamp, MaxVersionLen)
-	p.Agent.Version = Clamp(p.Agent.Version, MaxVersionLen)
-	p.Agent.Mode = Clamp(p.Agent.Mode, MaxLabelLen)
-	p.Kubernetes.Version = Clamp(p.Kubernetes.Version, MaxVersionLen)
+	clampTo(MaxNameLen, &p.ClusterID)
+	clampTo(MaxLabelLen, &p.Agent.Mode)
+	clampTo(MaxVersionLen, &p.Timestamp, &p.Agent.Version, &p.Kubernetes.Version)
 
 	p.Nodes = capNodes(p.Nodes)
 	p.Components = capList(p.Components, MaxComponents, nil, capComponent)
@@ -99,73 +97,69 @@ func capNodes(in []Node) []Node {
 	return out
 }
 
+// clampTo clamps each field to limit. The cap functions below list their
+// fields by bound, so which bound a field gets reads at a glance.
+func clampTo(limit int, fields ...*string) {
+	for _, f := range fields {
+		*f = Clamp(*f, limit)
+	}
+}
+
 func capNode(n Node) Node {
-	n.Name = Clamp(n.Name, MaxNameLen)
-	n.Status = Clamp(n.Status, MaxLabelLen)
-	n.Roles = Clamp(n.Roles, MaxNameLen)
-	n.InstanceType = Clamp(n.InstanceType, MaxVersionLen)
-	n.KubeletVersion = Clamp(n.KubeletVersion, MaxVersionLen)
+	clampTo(MaxNameLen, &n.Name, &n.Roles)
+	clampTo(MaxLabelLen, &n.Status)
+	clampTo(MaxVersionLen, &n.InstanceType, &n.KubeletVersion)
 	return n
 }
 
 func capComponent(c Component) Component {
-	c.Name = Clamp(c.Name, MaxNameLen)
-	c.Status = Clamp(c.Status, MaxLabelLen)
+	clampTo(MaxNameLen, &c.Name)
+	clampTo(MaxLabelLen, &c.Status)
 	return c
 }
 
 func capEvent(e Event) Event {
-	e.Reason = Clamp(e.Reason, MaxLabelLen)
-	e.Kind = Clamp(e.Kind, MaxLabelLen)
+	clampTo(MaxNameLen, &e.Namespace)
+	clampTo(MaxLabelLen, &e.Reason, &e.Kind)
+	clampTo(MaxVersionLen, &e.LastSeen)
+	clampTo(MaxNoteLen, &e.Note)
 	e.Count = int32(clampCount(int64(e.Count)))
-	e.LastSeen = Clamp(e.LastSeen, MaxVersionLen)
-	e.Namespace = Clamp(e.Namespace, MaxNameLen)
-	e.Note = Clamp(e.Note, MaxNoteLen)
 	return e
 }
 
 func capAction(a Action) Action {
-	a.Type = Clamp(a.Type, MaxLabelLen)
-	a.Target = Clamp(a.Target, MaxNameLen)
-	a.Status = Clamp(a.Status, MaxLabelLen)
-	a.Detail = Clamp(a.Detail, MaxNoteLen)
+	clampTo(MaxNameLen, &a.Target)
+	clampTo(MaxLabelLen, &a.Type, &a.Status)
+	clampTo(MaxNoteLen, &a.Detail)
 	a.Revision = clampCount(a.Revision)
 	return a
 }
 
 func capMachineIssue(m MachineIssue) MachineIssue {
-	m.Pool = Clamp(m.Pool, MaxLabelLen) // 63, not 253: the platform's bound
-	m.Machine = Clamp(m.Machine, MaxNameLen)
-	m.Reason = Clamp(m.Reason, MaxLabelLen)
-	m.Message = Clamp(m.Message, MaxNoteLen)
-	m.Since = Clamp(m.Since, MaxVersionLen)
+	clampTo(MaxNameLen, &m.Machine)
+	clampTo(MaxLabelLen, &m.Pool, &m.Reason) // the pool's 63, not 253: the platform's bound
+	clampTo(MaxVersionLen, &m.Since)
+	clampTo(MaxNoteLen, &m.Message)
 	return m
 }
 
 func capInventory(inv Inventory) *Inventory {
-	inv.Lok8sVersion = Clamp(inv.Lok8sVersion, MaxVersionLen)
-	inv.Kind = Clamp(inv.Kind, MaxLabelLen)
-	inv.Provider = Clamp(inv.Provider, MaxLabelLen)
-	inv.KubernetesVersion = Clamp(inv.KubernetesVersion, MaxVersionLen)
-	inv.SpecHash = Clamp(inv.SpecHash, MaxVersionLen)
-	inv.RenderedAt = Clamp(inv.RenderedAt, MaxVersionLen)
+	clampTo(MaxLabelLen, &inv.Kind, &inv.Provider)
+	clampTo(MaxVersionLen, &inv.Lok8sVersion, &inv.KubernetesVersion, &inv.SpecHash, &inv.RenderedAt)
 	inv.Addons = capList(inv.Addons, MaxAddons, func(a Addon) bool { return a.Name != "" }, capAddon)
 	return &inv
 }
 
 func capAddon(a Addon) Addon {
-	a.Name = Clamp(a.Name, MaxNameLen)
-	a.ChartVersion = Clamp(a.ChartVersion, MaxVersionLen)
-	a.AppVersion = Clamp(a.AppVersion, MaxVersionLen)
-	a.Category = Clamp(a.Category, MaxLabelLen)
-	a.Source = Clamp(a.Source, MaxLabelLen)
+	clampTo(MaxNameLen, &a.Name)
+	clampTo(MaxLabelLen, &a.Category, &a.Source)
+	clampTo(MaxVersionLen, &a.ChartVersion, &a.AppVersion)
 	return a
 }
 
 func capPool(p Pool) Pool {
-	p.Name = Clamp(p.Name, MaxNameLen)
-	p.MachineType = Clamp(p.MachineType, MaxVersionLen)
-	p.APIGroup = Clamp(p.APIGroup, MaxNameLen)
+	clampTo(MaxNameLen, &p.Name, &p.APIGroup)
+	clampTo(MaxVersionLen, &p.MachineType)
 	p.Replicas = int(clampCount(int64(p.Replicas)))
 	p.Ready = int(clampCount(int64(p.Ready)))
 	return p

@@ -14,10 +14,10 @@ import (
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/cpversion"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/actor/internal/upgrade"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

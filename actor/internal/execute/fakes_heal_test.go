@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

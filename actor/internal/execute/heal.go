@@ -6,9 +6,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/actor/internal/heal"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/machinepool"
 	"kubehz.dev/agent/shared/wire"
 )

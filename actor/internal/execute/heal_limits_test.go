@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

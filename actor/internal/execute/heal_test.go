@@ -12,8 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

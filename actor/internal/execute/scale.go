@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/scale"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

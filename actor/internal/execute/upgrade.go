@@ -8,8 +8,8 @@ import (
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/cpversion"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/upgrade"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/machinepool"
 	"kubehz.dev/agent/shared/wire"
 )

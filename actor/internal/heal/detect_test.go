@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 )
 
 func TestHeal_PolicyFloorsWindowsButNotCooldown(t *testing.T) {

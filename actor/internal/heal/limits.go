@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/backoff"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/testkit"
 )

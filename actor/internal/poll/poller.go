@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/backoff"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/platform"
 )
 

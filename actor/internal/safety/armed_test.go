@@ -1,6 +1,6 @@
 package safety_test
 
-import "kubehz.dev/agent/shared/desired"
+import "kubehz.dev/agent/actor/internal/desired"
 
 // armed is the healing gate, read from the two flags directly:
 // the oracle never asks the code it checks whether healing is on.

@@ -7,7 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 )
 
 // evictionTimeout is KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS in every scenario.

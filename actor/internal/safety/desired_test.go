@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 )
 
 // newDocument generates the next desired document: any subset of the

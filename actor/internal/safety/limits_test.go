@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
-	"kubehz.dev/agent/shared/desired"
 )
 
 // limits are one scenario's KUBEHZ_HEAL_* local limits: the cluster

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
-	"kubehz.dev/agent/shared/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 

@@ -1,4 +1,8 @@
-package config
+// Package settings is the actor binary's configuration: the settings both
+// binaries share (shared/config) and the actor's own, read from the
+// environment once and validated together, so one error names every bad
+// variable.
+package settings
 
 import (
 	"context"
@@ -9,13 +13,14 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/token"
 )
 
 // Actor is the actor binary's configuration. None of it can turn acting on:
 // only the platform's execution flags, within the RBAC, authorize a write.
 type Actor struct {
-	Common
+	config.Common
 	// DesiredPoll is the pause between desired-state polls, before jitter.
 	DesiredPoll time.Duration
 	// MaxReplicas is the per-pool ceiling; a desired count above it is
@@ -57,10 +62,10 @@ type HealLimits struct {
 	MinUnhealthyAfter time.Duration // floors healing.unhealthyAfterSeconds
 }
 
-// rawActor mirrors rawObserver: strings only, so every value is checked here
+// rawActor mirrors the observer's raw settings: strings only, so every value is checked here
 // and every bad one is reported.
 type rawActor struct {
-	Common              rawCommon
+	Common              config.RawCommon
 	DesiredPoll         string `env:"KUBEHZ_DESIRED_POLL_SECONDS, default=60"`
 	MaxReplicas         string `env:"KUBEHZ_MAX_REPLICAS, default=50"`
 	HealEvictionTimeout string `env:"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS, default=300"`
@@ -74,57 +79,50 @@ type rawActor struct {
 	HealMinUnhealthyAfter string `env:"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS, default=300"`
 }
 
-// LoadActor reads and validates the actor's settings from l (use
+// Load reads and validates the actor's settings from l (use
 // envconfig.OsLookuper in main, envconfig.MapLookuper in tests). A
-// validation failure is a *Error naming every bad variable.
-func LoadActor(ctx context.Context, l envconfig.Lookuper) (Actor, error) {
-	var raw rawActor
-	if err := lookup(ctx, l, &raw); err != nil {
-		return Actor{}, err
-	}
-	var p problems
-	a := Actor{
-		Common: parseCommon(raw.Common, &p),
-		DesiredPoll: p.seconds("KUBEHZ_DESIRED_POLL_SECONDS", raw.DesiredPoll,
-			1, maxDesiredPollSeconds),
-		MaxReplicas: p.integer("KUBEHZ_MAX_REPLICAS", raw.MaxReplicas, "a whole number of replicas",
-			1, maxReplicasLimit),
-		HealEvictionTimeout: p.seconds("KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", raw.HealEvictionTimeout,
-			minEvictionTimeoutSecs, maxEvictionTimeoutSecs),
-		HealLimits: HealLimits{
-			MaxInFlight: p.integer("KUBEHZ_HEAL_MAX_IN_FLIGHT", raw.HealMaxInFlight, "a whole number of Machines",
-				0, maxInFlightLimit),
-			MinCooldown: p.seconds("KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", raw.HealMinCooldown, 0, maxHealLimitSecs),
-			MinStartupTimeout: p.seconds("KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS", raw.HealMinStartupTimeout,
-				minWindowSecs, maxHealLimitSecs),
-			MinUnhealthyAfter: p.seconds("KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", raw.HealMinUnhealthyAfter,
-				minWindowSecs, maxHealLimitSecs),
-		},
-		Deployment: p.dnsSubdomain("KUBEHZ_ACTOR_DEPLOYMENT", raw.Deployment),
-	}
-	if err := p.err(); err != nil {
-		return Actor{}, err
-	}
-	return a, nil
+// validation failure is a *config.Error naming every bad variable.
+func Load(ctx context.Context, l envconfig.Lookuper) (Actor, error) {
+	return config.Load(ctx, l, func(raw rawActor, p *config.Problems) Actor {
+		return Actor{
+			Common: config.ParseCommon(raw.Common, p),
+			DesiredPoll: seconds(p, "KUBEHZ_DESIRED_POLL_SECONDS", raw.DesiredPoll,
+				1, maxDesiredPollSeconds),
+			MaxReplicas: integer(p, "KUBEHZ_MAX_REPLICAS", raw.MaxReplicas, "a whole number of replicas",
+				1, maxReplicasLimit),
+			HealEvictionTimeout: seconds(p, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", raw.HealEvictionTimeout,
+				minEvictionTimeoutSecs, maxEvictionTimeoutSecs),
+			HealLimits: HealLimits{
+				MaxInFlight: integer(p, "KUBEHZ_HEAL_MAX_IN_FLIGHT", raw.HealMaxInFlight, "a whole number of Machines",
+					0, maxInFlightLimit),
+				MinCooldown: seconds(p, "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", raw.HealMinCooldown, 0, maxHealLimitSecs),
+				MinStartupTimeout: seconds(p, "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS", raw.HealMinStartupTimeout,
+					minWindowSecs, maxHealLimitSecs),
+				MinUnhealthyAfter: seconds(p, "KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", raw.HealMinUnhealthyAfter,
+					minWindowSecs, maxHealLimitSecs),
+			},
+			Deployment: p.DNSSubdomain("KUBEHZ_ACTOR_DEPLOYMENT", raw.Deployment),
+		}
+	})
 }
 
 // seconds reads a whole number of seconds: "60", never "60s", so the unit
 // the variable's name promises is the only one there is.
-func (p *problems) seconds(name, v string, lo, hi int) time.Duration {
-	return time.Duration(p.integer(name, v, "a whole number of seconds", lo, hi)) * time.Second
+func seconds(p *config.Problems, name, v string, lo, hi int) time.Duration {
+	return time.Duration(integer(p, name, v, "a whole number of seconds", lo, hi)) * time.Second
 }
 
 // integer reads a base-10 integer within lo..hi; out of range is refused,
 // never clamped.
-func (p *problems) integer(name, v, what string, lo, hi int) int {
+func integer(p *config.Problems, name, v, what string, lo, hi int) int {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		p.add(name, "must be from %d to %d, got %s", lo, hi, v)
+		p.Add(name, "must be from %d to %d, got %s", lo, hi, v)
 	case err != nil:
-		p.add(name, "%q is not %s", v, what)
+		p.Add(name, "%q is not %s", v, what)
 	case n < lo || n > hi:
-		p.add(name, "must be from %d to %d, got %d", lo, hi, n)
+		p.Add(name, "must be from %d to %d, got %d", lo, hi, n)
 	default:
 		return n
 	}
@@ -134,7 +132,7 @@ func (p *problems) integer(name, v, what string, lo, hi int) int {
 // LogValue prints the settings for the start-up log line, redacted as
 // Common's.
 func (a Actor) LogValue() slog.Value {
-	return slog.GroupValue(append(a.attrs(),
+	return slog.GroupValue(append(a.Attrs(),
 		slog.String("desiredPoll", a.DesiredPoll.String()),
 		slog.Int("maxReplicas", a.MaxReplicas),
 		slog.String("healEvictionTimeout", a.HealEvictionTimeout.String()),

@@ -1,13 +1,17 @@
-package status
+// Package replica is what `actor status` shows of one actor replica: the
+// state the running replica keeps in its status file (the file's format is
+// shared/status), and how it is printed. Only the actor writes and reads it.
+package replica
 
 import (
 	"time"
 
+	"kubehz.dev/agent/shared/status"
 	"kubehz.dev/agent/shared/wire"
 )
 
-// Actor is what the running actor replica last knew about itself.
-type Actor struct {
+// State is what the running actor replica last knew about itself.
+type State struct {
 	Version  string    `json:"version"`
 	Identity string    `json:"identity"`
 	Started  time.Time `json:"started"`
@@ -30,7 +34,7 @@ type Actor struct {
 	LastError   string    `json:"lastError,omitempty"`
 	LastErrorAt time.Time `json:"lastErrorAt,omitzero"`
 
-	Caches ActorCaches `json:"caches"`
+	Caches Caches `json:"caches"`
 }
 
 // Report is one action report.
@@ -41,9 +45,9 @@ type Report struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// ActorCaches are the sizes of the leader's on-demand caches; zero on a
+// Caches are the sizes of the leader's on-demand caches; zero on a
 // standby and for a capability that is not authorized.
-type ActorCaches struct {
+type Caches struct {
 	MachineDeployments int `json:"machineDeployments"`
 	Machines           int `json:"machines"`
 	Nodes              int `json:"nodes"`
@@ -61,12 +65,12 @@ func ReportsFrom(actions []wire.Action) []Report {
 }
 
 // Clamp bounds every free text and the number of reports.
-func (a Actor) Clamp() Actor {
+func (a State) Clamp() State {
 	a.Version = wire.Clamp(a.Version, wire.MaxVersionLen)
 	a.Identity = wire.Clamp(a.Identity, wire.MaxNameLen)
 	a.LeaseHolder = wire.Clamp(a.LeaseHolder, wire.MaxNameLen)
 	a.LastPollOutcome = wire.Clamp(a.LastPollOutcome, wire.MaxLabelLen)
-	a.LastError = wire.Clamp(a.LastError, MaxErrorLen)
+	a.LastError = wire.Clamp(a.LastError, status.MaxErrorLen)
 	if len(a.Reports) == 0 {
 		a.Reports = nil
 		return a
@@ -82,18 +86,8 @@ func (a Actor) Clamp() Actor {
 	return a
 }
 
-// ReadActor reads an actor replica's state file.
-func ReadActor(path string) (Actor, error) {
-	b, err := read(path)
-	if err != nil {
-		return Actor{}, err
-	}
-	return DecodeActor(b)
-}
+// Read reads a replica's state file.
+func Read(path string) (State, error) { return status.Read[State](path) }
 
-// DecodeActor decodes an actor state file's bytes.
-func DecodeActor(b []byte) (Actor, error) {
-	var a Actor
-	err := decode(b, &a)
-	return a, err
-}
+// Decode decodes a replica's state file's bytes.
+func Decode(b []byte) (State, error) { return status.Decode[State](b) }

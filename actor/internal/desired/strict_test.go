@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 )
 
 func TestDecode_AuthorizationKeysMatchExactly(t *testing.T) {

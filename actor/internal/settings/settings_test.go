@@ -1,25 +1,69 @@
-package config
+package settings
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/config"
 )
 
+const goodToken = "khz_agt_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+// pastedHex is the secret part of goodToken: what must never be printed.
+var pastedHex = strings.TrimPrefix(goodToken, "khz_agt_")
+
+func minimal() map[string]string {
+	return map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://api.kubehz.dev"}
+}
+
+func with(overrides map[string]string) map[string]string {
+	env := minimal()
+	for k, v := range overrides {
+		env[k] = v
+	}
+	return env
+}
+
+// check loads minimal() with one variable set and asserts either the parsed
+// field or that exactly that variable is reported with the given hint.
+type check struct {
+	name    string
+	val     string
+	want    any    // field value when accepted
+	bad     string // substring of the problem when rejected
+	omitted bool   // unset instead of set to val
+}
+
 func loadActor(env map[string]string) (Actor, error) {
-	return LoadActor(context.Background(), envconfig.MapLookuper(env))
+	return Load(context.Background(), envconfig.MapLookuper(env))
 }
 
 func actorDefaults(t *testing.T) Actor {
+	api, err := url.Parse("https://api.kubehz.dev")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return Actor{
-		Common:              defaults(t).Common,
+		Common: config.Common{
+			ClusterID:        "c1",
+			APIURL:           api,
+			TokenFile:        "/var/run/secrets/kubehz/agent-token",
+			Namespace:        "kubehz-system",
+			SecretName:       "kubehz-agent",
+			MDNamespace:      "kube-system",
+			ActionsConfigMap: "kubehz-actions",
+			ActorLease:       "kubehz-actor",
+			LogLevel:         slog.LevelInfo,
+		},
 		DesiredPoll:         60 * time.Second,
 		MaxReplicas:         50,
 		HealEvictionTimeout: 300 * time.Second,
@@ -30,7 +74,7 @@ func actorDefaults(t *testing.T) Actor {
 	}
 }
 
-func TestLoadActor_Settings(t *testing.T) {
+func TestLoad_Settings(t *testing.T) {
 	cases := []struct {
 		name  string
 		env   map[string]string
@@ -72,7 +116,7 @@ func TestLoadActor_Settings(t *testing.T) {
 	}
 }
 
-// runActorChecks is runChecks for the actor's own variables.
+// runActorChecks loads the actor's settings once per case.
 func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []check) {
 	t.Helper()
 	for _, tc := range cases {
@@ -91,7 +135,7 @@ func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []
 				}
 				return
 			}
-			var cerr *Error
+			var cerr *config.Error
 			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != envVar {
 				t.Fatalf("err = %v, want one problem with %s", err, envVar)
 			}
@@ -102,7 +146,7 @@ func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []
 	}
 }
 
-func TestLoadActor_DesiredPollSeconds(t *testing.T) {
+func TestLoad_DesiredPollSeconds(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_DESIRED_POLL_SECONDS", func(a Actor) any { return a.DesiredPoll }, []check{
 		{name: "default", omitted: true, want: time.Minute},
 		{name: "90", val: "90", want: 90 * time.Second},
@@ -118,7 +162,7 @@ func TestLoadActor_DesiredPollSeconds(t *testing.T) {
 	})
 }
 
-func TestLoadActor_MaxReplicas(t *testing.T) {
+func TestLoad_MaxReplicas(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_MAX_REPLICAS", func(a Actor) any { return a.MaxReplicas }, []check{
 		{name: "default", omitted: true, want: 50},
 		{name: "override", val: "12", want: 12},
@@ -140,7 +184,7 @@ func TestLoadActor_MaxReplicas(t *testing.T) {
 	})
 }
 
-func TestLoadActor_HealEvictionTimeout(t *testing.T) {
+func TestLoad_HealEvictionTimeout(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", func(a Actor) any { return a.HealEvictionTimeout }, []check{
 		{name: "default", omitted: true, want: 5 * time.Minute},
 		{name: "600", val: "600", want: 10 * time.Minute},
@@ -154,7 +198,7 @@ func TestLoadActor_HealEvictionTimeout(t *testing.T) {
 	})
 }
 
-func TestLoadActor_NamesEveryBadVariableAtOnce(t *testing.T) {
+func TestLoad_NamesEveryBadVariableAtOnce(t *testing.T) {
 	badToken := "khz_agt_" + strings.Repeat("E", 64)
 	env := map[string]string{
 		"CLUSTER_ID":                           "a/b",
@@ -172,9 +216,9 @@ func TestLoadActor_NamesEveryBadVariableAtOnce(t *testing.T) {
 		"KUBEHZ_FULL_INTERVAL": "abc",
 	}
 	_, err := loadActor(env)
-	var cerr *Error
+	var cerr *config.Error
 	if !errors.As(err, &cerr) {
-		t.Fatalf("err = %v, want *Error", err)
+		t.Fatalf("err = %v, want *config.Error", err)
 	}
 	var vars []string
 	for _, p := range cerr.Problems {
@@ -196,19 +240,19 @@ func TestLoadActor_NamesEveryBadVariableAtOnce(t *testing.T) {
 	}
 }
 
-func TestLoadActor_MissingRequiredIsFatal(t *testing.T) {
+func TestLoad_MissingRequiredIsFatal(t *testing.T) {
 	_, err := loadActor(map[string]string{})
-	var cerr *Error
+	var cerr *config.Error
 	if !errors.As(err, &cerr) {
-		t.Fatalf("err = %v, want *Error", err)
+		t.Fatalf("err = %v, want *config.Error", err)
 	}
-	want := []Problem{{Var: "CLUSTER_ID", Reason: "is required"}, {Var: "KUBEHZ_API_URL", Reason: "is required"}}
+	want := []config.Problem{{Var: "CLUSTER_ID", Reason: "is required"}, {Var: "KUBEHZ_API_URL", Reason: "is required"}}
 	if !reflect.DeepEqual(cerr.Problems, want) {
 		t.Fatalf("problems = %v, want %v", cerr.Problems, want)
 	}
 }
 
-func TestActor_PrintableFormRedactsToken(t *testing.T) {
+func TestLogValue_RedactsTheToken(t *testing.T) {
 	for _, tc := range []struct {
 		name, tok, want string
 	}{
@@ -238,13 +282,13 @@ func TestActor_PrintableFormRedactsToken(t *testing.T) {
 	}
 }
 
-func TestLoadActor_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
+func TestLoad_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 	for _, v := range []string{"KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS",
 		"KUBEHZ_HEAL_MAX_IN_FLIGHT", "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS",
 		"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS"} {
 		t.Run(v, func(t *testing.T) {
 			_, err := loadActor(with(map[string]string{v: goodToken}))
-			var cerr *Error
+			var cerr *config.Error
 			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != v {
 				t.Fatalf("err = %v, want one problem with %s", err, v)
 			}
@@ -255,7 +299,7 @@ func TestLoadActor_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 	}
 }
 
-func TestLoadActor_Deployment(t *testing.T) {
+func TestLoad_Deployment(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_ACTOR_DEPLOYMENT", func(a Actor) any { return a.Deployment }, []check{
 		{name: "default is what deploy/actor ships", omitted: true, want: "actor"},
 		{name: "prefixed", val: "team-actor", want: "team-actor"},
@@ -267,7 +311,7 @@ func TestLoadActor_Deployment(t *testing.T) {
 // The local healing limits: the platform's document can only tighten them,
 // so a value that could not bind, or that would loosen the contract's own
 // 60 s floors, is refused at start.
-func TestLoadActor_HealLimits(t *testing.T) {
+func TestLoad_HealLimits(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_HEAL_MAX_IN_FLIGHT", func(a Actor) any { return a.HealLimits.MaxInFlight }, []check{
 		{name: "max in flight default", omitted: true, want: 3},
 		{name: "max in flight 0 rules deletes out", val: "0", want: 0},

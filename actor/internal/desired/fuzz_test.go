@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 )
 
 // FuzzDecode: whatever the platform (or something in its place) answers,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kubehz.dev/agent/shared/desired"
+	"kubehz.dev/agent/actor/internal/desired"
 )
 
 func ptr(s string) *string { return &s }

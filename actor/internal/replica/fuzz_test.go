@@ -1,0 +1,26 @@
+package replica
+
+import (
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+)
+
+// `actor status` reads a file another process writes; whatever the file
+// holds (cut short, garbage, a foreign document), decoding and rendering
+// must not panic.
+func FuzzDecode(f *testing.F) {
+	full, _ := json.Marshal(sample())
+	for _, seed := range [][]byte{full, full[:len(full)-1], []byte(`{"reports":[{}]}`), []byte(`[]`)} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := Decode(b)
+		if err != nil {
+			return
+		}
+		_ = a.Render(io.Discard, time.Now())
+		_ = a.Clamp().Render(io.Discard, time.Now())
+	})
+}
