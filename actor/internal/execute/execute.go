@@ -58,9 +58,9 @@ type Progress interface {
 type MDs interface {
 	Ensure(base, ctx context.Context) error
 	Stop()
-	List() map[string]*cluster.Record
-	Get(ctx context.Context, name string) (*cluster.Record, error)
-	Fresh(ctx context.Context) (map[string]*cluster.Record, error)
+	List() map[string]*cluster.MachineDeployment
+	Get(ctx context.Context, name string) (*cluster.MachineDeployment, error)
+	Fresh(ctx context.Context) (map[string]*cluster.MachineDeployment, error)
 }
 
 // Executor runs one pass per desired-state document.

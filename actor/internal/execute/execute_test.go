@@ -154,7 +154,7 @@ func TestExecute_Scaling(t *testing.T) {
 	transient := apierrors.NewServiceUnavailable("etcd leader changed")
 	cases := []struct {
 		name     string
-		mds      []*cluster.Record
+		mds      []*cluster.MachineDeployment
 		patchErr map[string]error
 		pools    []desired.Pool
 		// The first pass.
@@ -168,7 +168,7 @@ func TestExecute_Scaling(t *testing.T) {
 	}{
 		{
 			name:        "43 scales 2 to 3 with one patch",
-			mds:         []*cluster.Record{md("pool-a", 2)},
+			mds:         []*cluster.MachineDeployment{md("pool-a", 2)},
 			pools:       []desired.Pool{pool("pool-a", 3)},
 			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":3}}`}},
 			wantReports: []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}},
@@ -178,14 +178,14 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "44 already at the desired count writes nothing",
-			mds:         []*cluster.Record{md("pool-a", 3)},
+			mds:         []*cluster.MachineDeployment{md("pool-a", 3)},
 			pools:       []desired.Pool{pool("pool-a", 3)},
 			wantReports: []report{{"pool-a", wire.StatusDone, 7, "already at 3 replicas"}},
 			wantEvents:  []event{{mdNamespace + "/pool-a", false, "KubehzInSync", "desired revision 7: scale done: already at 3 replicas"}},
 		},
 		{
 			name:  "45 out of range is refused, never clamped",
-			mds:   []*cluster.Record{md("pool-a", 2), md("pool-b", 2)},
+			mds:   []*cluster.MachineDeployment{md("pool-a", 2), md("pool-b", 2)},
 			pools: []desired.Pool{pool("pool-a", 51), pool("pool-b", -1)},
 			wantReports: []report{
 				{"pool-a", wire.StatusFailed, 7, "KUBEHZ_MAX_REPLICAS"},
@@ -198,7 +198,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "46 an unmatched pool fails without blocking the other",
-			mds:         []*cluster.Record{md("pool-b", 1)},
+			mds:         []*cluster.MachineDeployment{md("pool-b", 1)},
 			pools:       []desired.Pool{pool("pool-a", 2), pool("pool-b", 2)},
 			wantPatches: []patch{{mdNamespace, "pool-b", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
 			wantReports: []report{
@@ -211,7 +211,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "50 a transient patch error halts the sorted pass and queues the rest",
-			mds:         []*cluster.Record{md("a-pool", 1), md("b-pool", 1)},
+			mds:         []*cluster.MachineDeployment{md("a-pool", 1), md("b-pool", 1)},
 			patchErr:    map[string]error{"a-pool": transient},
 			pools:       []desired.Pool{pool("b-pool", 2), pool("a-pool", 2)},
 			wantPatches: []patch{{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -225,7 +225,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "after a halt every later pool is queued, even one needing no write",
-			mds:         []*cluster.Record{md("a-pool", 1), md("b-pool", 2)},
+			mds:         []*cluster.MachineDeployment{md("a-pool", 1), md("b-pool", 2)},
 			patchErr:    map[string]error{"a-pool": transient},
 			pools:       []desired.Pool{pool("c-pool", 1), pool("b-pool", 2), pool("a-pool", 2)},
 			wantPatches: []patch{{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -240,7 +240,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "a forbidden patch names the RBAC overlay",
-			mds:         []*cluster.Record{md("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{md("pool-a", 1)},
 			patchErr:    map[string]error{"pool-a": apierrors.NewForbidden(mdResource, "pool-a", errors.New("no patch verb"))},
 			pools:       []desired.Pool{pool("pool-a", 2)},
 			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -252,7 +252,7 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:     "a stale read is re-evaluated, not retried blindly, and does not halt",
-			mds:      []*cluster.Record{md("a-pool", 1), md("b-pool", 1)},
+			mds:      []*cluster.MachineDeployment{md("a-pool", 1), md("b-pool", 1)},
 			patchErr: map[string]error{"a-pool": apierrors.NewConflict(mdResource, "a-pool", errors.New("the object has been modified"))},
 			pools:    []desired.Pool{pool("a-pool", 2), pool("b-pool", 2)},
 			wantPatches: []patch{
@@ -273,13 +273,13 @@ func TestExecute_Scaling(t *testing.T) {
 		},
 		{
 			name:        "53 an invalid pool name never reaches the API",
-			mds:         []*cluster.Record{md("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{md("pool-a", 1)},
 			pools:       []desired.Pool{pool("Not A Name!", 2)},
 			wantReports: []report{{"Not A Name!", wire.StatusFailed, 7, "invalid pool name"}},
 		},
 		{
 			name:        "an empty pool name is not reported at all",
-			mds:         []*cluster.Record{md("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{md("pool-a", 1)},
 			pools:       []desired.Pool{pool("", 2)},
 			wantReports: nil,
 		},
@@ -457,7 +457,7 @@ func TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision(t *testing.T
 	world := newCluster(md("pool-a", 3))
 	fresh := md("pool-a", 2)
 	fresh.ResourceVersion = "9"
-	world.live = map[string]*cluster.Record{"pool-a": fresh, "pool-n": md("pool-n", 1)}
+	world.live = map[string]*cluster.MachineDeployment{"pool-a": fresh, "pool-n": md("pool-n", 1)}
 	h := newHarness(t, world)
 	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-n", 2)))
 	if len(world.patches) != 2 {

@@ -341,7 +341,7 @@ type healHarness struct {
 	patcher *mdPatcher
 }
 
-func newHealHarness(t *testing.T, mds ...*cluster.Record) *healHarness {
+func newHealHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarness {
 	t.Helper()
 	h := &healHarness{
 		harness: newHarness(t, newCluster(mds...)),
@@ -378,7 +378,7 @@ var shippedLimits = heal.Limits{MaxInFlight: 3, MinCooldown: 600 * time.Second,
 
 // poolMD is a MachineDeployment claiming the machines labelled pool=name,
 // its template at kubelet v1.34.9.
-func poolMD(name string, replicas int64) *cluster.Record {
+func poolMD(name string, replicas int64) *cluster.MachineDeployment {
 	r := md(name, replicas)
 	r.Selector = labels.SelectorFromSet(labels.Set{"pool": name})
 	r.Kubelet = "v1.34.9"

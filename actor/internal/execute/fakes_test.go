@@ -59,10 +59,10 @@ type patch struct {
 // successful patch changes the replicas the next pass reads.
 type fakeCluster struct {
 	mu      sync.Mutex
-	records map[string]*cluster.Record
+	records map[string]*cluster.MachineDeployment
 	// live, when set, is what a direct read sees while the cache (records)
 	// lags behind it.
-	live      map[string]*cluster.Record
+	live      map[string]*cluster.MachineDeployment
 	gets      int
 	fresh     int
 	ensureErr error
@@ -73,8 +73,8 @@ type fakeCluster struct {
 	patches   []patch
 }
 
-func newCluster(records ...*cluster.Record) *fakeCluster {
-	c := &fakeCluster{records: map[string]*cluster.Record{}, patchErr: map[string]error{}}
+func newCluster(records ...*cluster.MachineDeployment) *fakeCluster {
+	c := &fakeCluster{records: map[string]*cluster.MachineDeployment{}, patchErr: map[string]error{}}
 	for _, r := range records {
 		c.records[r.Name] = r
 	}
@@ -94,14 +94,14 @@ func (c *fakeCluster) Stop() {
 	c.stops++
 }
 
-func (c *fakeCluster) List() map[string]*cluster.Record {
+func (c *fakeCluster) List() map[string]*cluster.MachineDeployment {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lists++
 	return maps.Clone(c.records)
 }
 
-func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.Record, error) {
+func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.MachineDeployment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gets++
@@ -119,7 +119,7 @@ func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.Record, erro
 
 // Fresh is a direct List: live when set (the cache lags it), else what the
 // cache holds.
-func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.Record, error) {
+func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.MachineDeployment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.fresh++
@@ -127,7 +127,7 @@ func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.Record, error)
 	if c.live != nil {
 		src = c.live
 	}
-	out := make(map[string]*cluster.Record, len(src))
+	out := make(map[string]*cluster.MachineDeployment, len(src))
 	for name, r := range src {
 		cp := *r
 		out[name] = &cp
@@ -225,6 +225,6 @@ func newHarness(t *testing.T, cluster *fakeCluster) *harness {
 	return h
 }
 
-func md(name string, replicas int64) *cluster.Record {
-	return &cluster.Record{Namespace: mdNamespace, Name: name, ResourceVersion: "5", UID: types.UID("uid-" + name), Replicas: &replicas}
+func md(name string, replicas int64) *cluster.MachineDeployment {
+	return &cluster.MachineDeployment{Namespace: mdNamespace, Name: name, ResourceVersion: "5", UID: types.UID("uid-" + name), Replicas: &replicas}
 }

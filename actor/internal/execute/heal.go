@@ -45,7 +45,7 @@ type Pods interface {
 
 // world is one read of what healing and upgrades decide on.
 type world struct {
-	mds      map[string]*cluster.Record
+	mds      map[string]*cluster.MachineDeployment
 	machines []*cluster.Machine
 	nodes    map[string]*cluster.Node
 	resolver machinepool.Resolver
@@ -75,7 +75,7 @@ func (e *Executor) read(ctx context.Context, nodes bool) (world, error) {
 	return newWorld(e.MDs.List(), e.Machines.List(), nodeRecords), nil
 }
 
-func newWorld(mds map[string]*cluster.Record, machines []*cluster.Machine, nodes map[string]*cluster.Node) world {
+func newWorld(mds map[string]*cluster.MachineDeployment, machines []*cluster.Machine, nodes map[string]*cluster.Node) world {
 	pools := make([]machinepool.Pool, 0, len(mds))
 	for _, r := range mds {
 		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
@@ -149,7 +149,7 @@ func owner(r machinepool.Resolver, m *cluster.Machine) string {
 	return ""
 }
 
-func poolOf(r *cluster.Record) guard.Pool {
+func poolOf(r *cluster.MachineDeployment) guard.Pool {
 	return guard.Pool{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
 		TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels}
 }

@@ -51,7 +51,7 @@ func TestHeal_NotReadyWorkerPastTheWindowHasItsMachineDeleted(t *testing.T) {
 // healCase is one healing pass on a fresh executor whose clock is at start.
 type healCase struct {
 	name        string
-	mds         []*cluster.Record
+	mds         []*cluster.MachineDeployment
 	machines    []*cluster.Machine
 	nodes       []*cluster.Node
 	deleteErr   map[string]error
@@ -91,7 +91,7 @@ func TestHeal_Decisions(t *testing.T) {
 	cases := []healCase{
 		{
 			name:        "55 NotReady for less than the window is untouched",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-299*time.Second))},
 			policy:      healPolicy(1, 0),
@@ -99,7 +99,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "NotReady exactly the window is healed",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-300*time.Second))},
 			policy:      healPolicy(1, 0),
@@ -108,7 +108,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "an Unknown node is named Unknown",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "Unknown", down)},
 			policy:      healPolicy(1, 0),
@@ -117,7 +117,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "56 a joinless machine older than the startup timeout is deleted, a younger one kept",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				joinless("pool-a-m1", "pool-a", 600*time.Second),
 				joinless("pool-a-m2", "pool-a", 599*time.Second),
@@ -128,7 +128,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "57 control-plane nodes and machines are skipped silently and not counted",
-			mds:  []*cluster.Record{poolMD("pool-a", 3)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-cp1"), cpMachine, cpJoinless,
 				machine("pool-a-m3", "pool-a", "node-3"),
@@ -143,7 +143,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "58 a pool with a cp name segment is refused",
-			mds:         []*cluster.Record{poolMD("edge-cp-pool", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("edge-cp-pool", 1)},
 			machines:    []*cluster.Machine{machine("edge-m1", "edge-cp-pool", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
 			policy:      healPolicy(1, 0),
@@ -151,7 +151,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "59 storm brake: two unhealthy with a limit of 1 delete nothing",
-			mds:  []*cluster.Record{poolMD("pool-a", 3)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 				machine("pool-a-m3", "pool-a", "node-3"),
@@ -168,7 +168,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "60 maxUnhealthy 0 never deletes",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
 			policy:      healPolicy(0, 0),
@@ -177,7 +177,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "G-12 an unhealthy node without a Machine counts toward the storm brake",
-			mds:  []*cluster.Record{poolMD("pool-a", 1)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"),
 			},
@@ -188,7 +188,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "62 one machine already deleting uses up a limit of 1",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				deleting(machine("pool-a-m0", "pool-a", "node-0")), machine("pool-a-m1", "pool-a", "node-1"),
 			},
@@ -198,7 +198,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "63 an autoscaler pool and an unowned machine are refused",
-			mds:  []*cluster.Record{autoscaled},
+			mds:  []*cluster.MachineDeployment{autoscaled},
 			machines: []*cluster.Machine{
 				machine("auto-m1", "pool-auto", "node-1"), machine("stray-m1", "nobody", "node-2"),
 			},
@@ -211,7 +211,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "65 a delete failure fails and queues the next candidate",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 			},
@@ -226,7 +226,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:     "67 an unhealthyAfter of 1800 s defers the heal",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-1799*time.Second))},
 			policy: desired.Healing{Enabled: true, MaxUnhealthy: 1, UnhealthyAfterSeconds: 1800,
@@ -234,14 +234,14 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:     "67 a 0 s window is floored to 60 s: 30 s unhealthy is untouched",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-30*time.Second))},
 			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
 		},
 		{
 			name:        "67 a 0 s window is floored to 60 s: 60 s unhealthy is healed",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-60*time.Second))},
 			policy:      desired.Healing{Enabled: true, MaxUnhealthy: 1},
@@ -250,13 +250,13 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:     "a 0 s startup timeout is floored to 60 s",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{joinless("pool-a-m1", "pool-a", 59*time.Second)},
 			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
 		},
 		{
 			name: "67 cooldown 0 lets two machines of one pool go back to back",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 			},
@@ -270,7 +270,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "the default cooldown holds a new term's first heal",
-			mds:  []*cluster.Record{poolMD("pool-a", 1)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"),
 			},
@@ -536,7 +536,7 @@ func TestHeal_FailedReadSkipsThePassWithoutReportingOrPruning(t *testing.T) {
 // docs/contract.md#g-3: a heal outcome reaches the wire even after 20 older
 // scale reports.
 func TestHeal_NewestOutcomeIsPublishedPastTwentyOlderReports(t *testing.T) {
-	var mds []*cluster.Record
+	var mds []*cluster.MachineDeployment
 	var pools []desired.Pool
 	for _, name := range []string{"p00", "p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09",
 		"p10", "p11", "p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19"} {

@@ -19,9 +19,9 @@ const rollBody = `{"metadata":{"resourceVersion":"5"},"spec":{"template":{"spec"
 // rollingHarness has pool-a (2 replicas, kubelet v1.34.9) with its two
 // machines joined at v1.34.9, and a control plane at v1.35.2 that the
 // executor has read steady for 10 s.
-func rollingHarness(t *testing.T, mds ...*cluster.Record) *healHarness {
+func rollingHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarness {
 	t.Helper()
-	h := newHealHarness(t, append([]*cluster.Record{poolMD("pool-a", 2)}, mds...)...)
+	h := newHealHarness(t, append([]*cluster.MachineDeployment{poolMD("pool-a", 2)}, mds...)...)
 	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
 	h.trustControlPlane()
 	return h
