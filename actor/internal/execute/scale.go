@@ -37,12 +37,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	}
 	// What this revision reported before the pass, to tell news from a
 	// repeat once the in-progress mark has passed through the store.
-	before := map[string]wire.Action{}
-	for _, a := range e.Store.Snapshot() {
-		if a.Type == wire.ActionScale {
-			before[a.Target] = a
-		}
-	}
+	before := e.reported(wire.ActionScale)
 	// outcomes holds only the reports of steps that wrote or were queued:
 	// scale.Retry reads refusals from the plan, and they never retry.
 	outcomes := make([]wire.Action, 0, len(steps))
