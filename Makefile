@@ -39,7 +39,7 @@ test: controlplane
 	@set -e; export KUBEHZ_TEST_ASSETS="$(ASSETS)"; \
 	log="$$(mktemp)"; \
 	$(MAKE) --no-print-directory test-k8s-1.35 >"$$log" 2>&1 & compat=$$!; \
-	(cd actor && go test -race -count=1 -run '^$(SAFETY)$$' -v ./internal/safety) >"$$log.safety" 2>&1 & safety=$$!; \
+	(cd actor && go test -race -count=1 -timeout 30m -run '^$(SAFETY)$$' -v ./internal/safety) >"$$log.safety" 2>&1 & safety=$$!; \
 	trap 'kill $$compat $$safety 2>/dev/null || true; rm -f "$$log" "$$log.safety"' EXIT; \
 	for m in $(MODULES); do \
 	  echo "== $$m"; \

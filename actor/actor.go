@@ -148,7 +148,7 @@ func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Exe
 		Base:        ctx,
 		Fence:       fence,
 		Store:       store.New(nil),
-		MDs:         cluster.New(dyn, served, cfg.MDNamespace, a.log),
+		MDs:         cluster.NewMachineDeployments(dyn, served, cfg.MDNamespace, a.log),
 		Patcher:     &mdPatcher{dyn: dyn},
 		Events:      &eventRecorder{client: client, fence: fence, identity: a.identity, log: a.log},
 		Publisher:   publisher,

@@ -30,7 +30,7 @@ import (
 type mdPatcher struct{ dyn dynamic.Interface }
 
 func (p *mdPatcher) PatchMD(ctx context.Context, namespace, name string, body []byte) error {
-	_, err := p.dyn.Resource(cluster.GVR).Namespace(namespace).Patch(ctx, name, types.MergePatchType, body,
+	_, err := p.dyn.Resource(cluster.MachineDeploymentGVR).Namespace(namespace).Patch(ctx, name, types.MergePatchType, body,
 		metav1.PatchOptions{FieldManager: scale.FieldManager})
 	return err
 }

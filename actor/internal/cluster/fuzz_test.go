@@ -36,7 +36,7 @@ func FuzzRecords(f *testing.F) {
 				}
 			}
 		}
-		r := recordFrom(u)
+		r := machineDeploymentFrom(u)
 		if r.Name != u.GetName() {
 			t.Fatalf("MachineDeployment record %+v does not follow the object", r)
 		}

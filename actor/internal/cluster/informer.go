@@ -1,9 +1,15 @@
+// Package cluster caches what the actor's decisions read: the
+// MachineDeployments and Machines of the MD namespace and the cluster's
+// Nodes. Each informer keeps compact records, not whole objects, and runs
+// only while a capability that needs it is authorized: with every capability
+// off the actor makes no request to the machine-controller APIs at all.
 package cluster
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/memlimit"
 )
 
@@ -20,14 +27,16 @@ import (
 // a logged skip for healing) instead of a stuck pass.
 const syncTimeout = 30 * time.Second
 
-// onDemand is one informer that runs only while a capability needs it. Its
-// cache holds the compact records transform makes, never whole objects.
-type onDemand struct {
-	what      string // "MachineDeployments in kube-system", for logs and errors
-	list      func(context.Context, metav1.ListOptions) (runtime.Object, error)
-	watch     func(context.Context, metav1.ListOptions) (watch.Interface, error)
-	object    runtime.Object
-	transform cache.TransformFunc
+// onDemand is one informer of From objects that runs only while a
+// capability needs it. Its cache holds the compact R records compact makes,
+// never whole objects. MachineDeployments, Machines and Nodes are each one.
+type onDemand[From runtime.Object, R any] struct {
+	kind    string // "MachineDeployment", for the transform's errors
+	what    string // "MachineDeployments in kube-system", for logs and errors
+	list    func(context.Context, metav1.ListOptions) (runtime.Object, error)
+	watch   func(context.Context, metav1.ListOptions) (watch.Interface, error)
+	object  From // the empty object the informer decodes into
+	compact func(From) R
 	// watchList lets the informer stream its first list when the client
 	// can; nil falls back to list and watch.
 	watchList any
@@ -47,7 +56,7 @@ type onDemand struct {
 
 // Ensure starts the informer if needed and waits for its first list. base
 // bounds the informer's life; ctx bounds only this wait.
-func (c *onDemand) Ensure(base, ctx context.Context) error {
+func (c *onDemand[From, R]) Ensure(base, ctx context.Context) error {
 	c.mu.Lock()
 	running := c.ctrl != nil
 	c.mu.Unlock()
@@ -77,7 +86,7 @@ func (c *onDemand) Ensure(base, ctx context.Context) error {
 	return nil
 }
 
-func (c *onDemand) start(base context.Context) {
+func (c *onDemand[From, R]) start(base context.Context) {
 	var lw cache.ListerWatcher = &cache.ListWatch{ListWithContextFunc: c.list, WatchFuncWithContext: c.watch}
 	if c.watchList != nil {
 		lw = cache.ToListWatcherWithWatchListSemantics(lw.(*cache.ListWatch), c.watchList)
@@ -85,7 +94,7 @@ func (c *onDemand) start(base context.Context) {
 	c.store, c.ctrl = cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw,
 		ObjectType:    c.object,
-		Transform:     c.transform,
+		Transform:     c.transform(),
 		Handler:       cache.ResourceEventHandlerFuncs{},
 	})
 	ctx, cancel := context.WithCancel(base)
@@ -97,8 +106,13 @@ func (c *onDemand) start(base context.Context) {
 	c.log.Info("Watching " + c.what)
 }
 
+// transform compacts each object on its way into the cache.
+func (c *onDemand[From, R]) transform() cache.TransformFunc {
+	return informer.Transform(strings.ToLower(c.kind), c.compact)
+}
+
 // Stop ends the informer and forgets its records; Ensure starts it again.
-func (c *onDemand) Stop() {
+func (c *onDemand[From, R]) Stop() {
 	c.mu.Lock()
 	cancel, done := c.cancel, c.done
 	c.ctrl, c.store, c.cancel, c.done = nil, nil, nil, nil
@@ -110,23 +124,15 @@ func (c *onDemand) Stop() {
 	}
 }
 
-// items returns the cached records; nil when the informer is stopped.
-func (c *onDemand) items() []any {
+// cached returns the cached records; nil when the informer is stopped.
+func (c *onDemand[From, R]) cached() []R {
 	c.mu.Lock()
 	store := c.store
 	c.mu.Unlock()
 	if store == nil {
 		return nil
 	}
-	return store.List()
-}
-
-// records returns the cached records of type R; nil when stopped.
-func records[R any](c *onDemand) []R {
-	items := c.items()
-	if items == nil {
-		return nil
-	}
+	items := store.List()
 	out := make([]R, 0, len(items))
 	for _, obj := range items {
 		if r, ok := obj.(R); ok {

@@ -7,17 +7,13 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
-
-	"kubehz.dev/agent/shared/informer"
 )
 
 // MachineGVR is machine-controller's Machine, in the MD namespace.
@@ -43,25 +39,24 @@ func (m *Machine) GetObjectMeta() metav1.Object {
 	return &metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}
 }
 
-// Machines is the Machines of one namespace, cached on demand.
-type Machines struct{ onDemand }
+// Machines is the Machines of one namespace, cached on demand. They are
+// read as a list: nothing looks one up by name.
+type Machines struct {
+	onDemand[*unstructured.Unstructured, *Machine]
+}
 
 // NewMachines builds a stopped cache. served, when not nil, is asked before
 // the informer starts.
 func NewMachines(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, log *slog.Logger) *Machines {
 	ri := dyn.Resource(MachineGVR).Namespace(namespace)
-	return &Machines{onDemand{
-		what:      "Machines in " + namespace,
-		served:    bind(served, MachineGVR),
-		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
-		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
-		watchList: dyn, object: &unstructured.Unstructured{}, transform: informer.Transform("machine", machineFrom),
-		log: log,
-	}}
+	return &Machines{inNamespace(dyn, ri, served, MachineGVR, "Machine", namespace, machineFrom, log)}
 }
 
 // List returns the cached Machines; nil when the cache is stopped.
-func (c *Machines) List() []*Machine { return records[*Machine](&c.onDemand) }
+func (c *Machines) List() []*Machine { return c.cached() }
+
+// Fresh lists the Machines straight from the apiserver.
+func (c *Machines) Fresh(ctx context.Context) ([]*Machine, error) { return c.fresh(ctx) }
 
 func machineFrom(u *unstructured.Unstructured) *Machine {
 	specLabels, _, _ := unstructured.NestedMap(u.Object, "spec", "metadata", "labels")

@@ -2,12 +2,10 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,8 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"kubehz.dev/agent/actor/internal/guard"
-
-	"kubehz.dev/agent/shared/informer"
 )
 
 // Node is what healing reads from one Node: a few dozen bytes of a
@@ -44,51 +40,29 @@ const (
 // GetObjectMeta implements metav1.ObjectMetaAccessor for the informer's key.
 func (n *Node) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: n.Name} }
 
-// Nodes is the cluster's Nodes, cached on demand.
+func (n *Node) name() string { return n.Name }
+
+// Nodes is the cluster's Nodes, cached on demand. A heal re-reads its node
+// with Get just before the delete, because the cache may lag a recovery.
 type Nodes struct {
-	onDemand
-	client kubernetes.Interface
+	byName[*corev1.Node, *Node]
 }
 
 // NewNodes builds a stopped cache.
 func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
 	api := client.CoreV1().Nodes()
-	return &Nodes{client: client, onDemand: onDemand{
-		what:      "Nodes",
-		list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return api.List(ctx, o) },
-		watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return api.Watch(ctx, o) },
-		watchList: client, object: &corev1.Node{}, transform: informer.Transform("node", NodeFrom),
-		log: log,
+	return &Nodes{byName[*corev1.Node, *Node]{
+		onDemand: onDemand[*corev1.Node, *Node]{
+			kind: "Node", what: "Nodes",
+			list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return api.List(ctx, o) },
+			watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return api.Watch(ctx, o) },
+			watchList: client, object: &corev1.Node{}, compact: NodeFrom,
+			log: log,
+		},
+		get: func(ctx context.Context, name string) (*corev1.Node, error) {
+			return api.Get(ctx, name, metav1.GetOptions{})
+		},
 	}}
-}
-
-// List returns the cached Nodes by name; nil when the cache is stopped.
-func (c *Nodes) List() map[string]*Node {
-	recs := records[*Node](&c.onDemand)
-	if recs == nil {
-		return nil
-	}
-	out := make(map[string]*Node, len(recs))
-	for _, n := range recs {
-		out[n.Name] = n
-	}
-	return out
-}
-
-// Get reads one Node straight from the apiserver: a heal re-checks its node
-// just before the delete, because the cache may lag a recovery. A missing
-// Node is (nil, nil).
-func (c *Nodes) Get(ctx context.Context, name string) (*Node, error) {
-	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	n, err := c.client.CoreV1().Nodes().Get(rctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get Node %s: %w", name, err)
-	}
-	return NodeFrom(n), nil
 }
 
 // NodeFrom compacts a Node.

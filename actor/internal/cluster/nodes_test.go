@@ -1,12 +1,19 @@
 package cluster
 
 import (
+	"errors"
+	"log/slog"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // A Node keeps machine-controller's two marks naming its Machine: healing
@@ -29,5 +36,24 @@ func TestNodeFrom_KeepsTheMarksNamingItsMachine(t *testing.T) {
 	}
 	if got := NodeFrom(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}}); !reflect.DeepEqual(got, &Node{Name: "bare"}) {
 		t.Errorf("a Node without marks: %+v", got)
+	}
+}
+
+// Get re-reads one Node past the cache: a missing Node is no error, and a
+// refusal names the Node.
+func TestNodes_GetReadsTheAPIServer(t *testing.T) {
+	client := kubefake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	c := NewNodes(client, slog.New(slog.DiscardHandler))
+	if got, err := c.Get(t.Context(), "n1"); err != nil || got == nil || got.Name != "n1" {
+		t.Fatalf("Get(n1) = %+v, %v; want its record", got, err)
+	}
+	if got, err := c.Get(t.Context(), "absent"); got != nil || err != nil {
+		t.Errorf("Get(absent) = %+v, %v; want nil, nil", got, err)
+	}
+	client.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("nodes"), "n1", errors.New("no"))
+	})
+	if _, err := c.Get(t.Context(), "n1"); !apierrors.IsForbidden(err) || !strings.HasPrefix(err.Error(), "get Node n1: ") {
+		t.Errorf("Get refused = %v, want the Forbidden wrapped with the Node's name", err)
 	}
 }

@@ -10,9 +10,6 @@ import (
 	"log/slog"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
-	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
@@ -20,48 +17,6 @@ import (
 	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// Fence hands out a context for one write while this process leads.
-type Fence interface {
-	Write(ctx context.Context) (context.Context, context.CancelFunc, error)
-}
-
-// Patcher sends one merge patch to a MachineDeployment.
-type Patcher interface {
-	PatchMD(ctx context.Context, namespace, name string, body []byte) error
-}
-
-// Recorder writes a Kubernetes Event on a MachineDeployment or a Machine.
-type Recorder interface {
-	Event(ctx context.Context, obj Object, warning bool, reason, message string)
-}
-
-// Object names what an Event is about: a MachineDeployment or a Machine in
-// the MD namespace.
-type Object struct {
-	Kind, Namespace, Name, ResourceVersion string
-	UID                                    types.UID
-}
-
-// Publisher hands the reports to the observer.
-type Publisher interface {
-	Publish(ctx context.Context, rev int64, actions []wire.Action) error
-}
-
-// Progress hears, before each pool's step and each publish, that the pass
-// is still moving; nil means nobody listens.
-type Progress interface {
-	Step()
-}
-
-// MDs is the on-demand MachineDeployment cache.
-type MDs interface {
-	Ensure(base, ctx context.Context) error
-	Stop()
-	List() map[string]*cluster.Record
-	Get(ctx context.Context, name string) (*cluster.Record, error)
-	Fresh(ctx context.Context) (map[string]*cluster.Record, error)
-}
 
 // Executor runs one pass per desired-state document.
 type Executor struct {
@@ -206,6 +161,18 @@ func (e *Executor) publish(ctx context.Context, rev int64) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		e.Log.Error("Cannot publish action reports; writing them again on the next poll tick", "err", err, "revision", rev)
 	}
+}
+
+// reported returns this revision's reports of one type, by target, to tell
+// news from a repeat.
+func (e *Executor) reported(typ string) map[string]wire.Action {
+	out := map[string]wire.Action{}
+	for _, a := range e.Store.Snapshot() {
+		if a.Type == typ {
+			out[a.Target] = a
+		}
+	}
+	return out
 }
 
 func (e *Executor) step() {

@@ -1,69 +1,15 @@
 package execute_test
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
+	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/desired"
+	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/shared/wire"
 )
-
-var mdResource = schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}
-
-// report is what a test pins of one stored action: everything but the
-// detail's exact wording, of which it names the keyword.
-type report struct {
-	Target, Status string
-	Revision       int64
-	Keyword        string
-}
-
-func checkReports(t *testing.T, what string, got []wire.Action, want []report) {
-	t.Helper()
-	var shape []report
-	for _, a := range got {
-		if a.Type != wire.ActionScale {
-			t.Errorf("%s: action %+v is not of type scale", what, a)
-		}
-		shape = append(shape, report{a.Target, a.Status, a.Revision, ""})
-	}
-	var wantShape []report
-	for _, w := range want {
-		wantShape = append(wantShape, report{w.Target, w.Status, w.Revision, ""})
-	}
-	if !reflect.DeepEqual(shape, wantShape) {
-		t.Fatalf("%s:\n got %+v\nwant %+v", what, got, want)
-	}
-	for i, w := range want {
-		if !strings.Contains(got[i].Detail, w.Keyword) {
-			t.Errorf("%s: detail of %s is %q, want it to mention %q", what, w.Target, got[i].Detail, w.Keyword)
-		}
-	}
-}
-
-func scaling(rev int64, pools ...desired.Pool) desired.Document {
-	return desired.Document{Revision: rev, WorkerPools: pools, Execution: desired.Execution{Scaling: true}}
-}
-
-func pool(name string, replicas int) desired.Pool {
-	n := int64(replicas)
-	return desired.Pool{Name: name, MachineType: "cpx31", DesiredReplicas: &n}
-}
-
-// seed leaves the store as a scaling pass of revision rev left it.
-func (h *harness) seed(rev int64, actions ...wire.Action) {
-	h.store.Begin(rev)
-	for _, a := range actions {
-		h.store.Upsert(a)
-	}
-}
 
 func TestExecute_EveryFlagOffStopsAndClearsWithoutAnyAPICall(t *testing.T) {
 	cases := []struct {
@@ -104,6 +50,37 @@ func TestExecute_EveryFlagOffStopsAndClearsWithoutAnyAPICall(t *testing.T) {
 				t.Errorf("published %+v, want %+v", h.publisher.calls, want)
 			}
 		})
+	}
+}
+
+func TestExecute_EveryFlagOffTouchesNoFakeAndStopsEveryCache(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
+	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
+	h.seed(7, wire.Action{Type: wire.ActionHeal, Target: "pool-a-m1", Status: wire.StatusPending, Detail: "cooldown", Revision: 7})
+	v := "v1.35.6"
+	doc := desired.Document{Revision: 7, KubernetesVersion: &v, WorkerPools: []desired.Pool{pool("pool-a", 2)},
+		Healing: healPolicy(1, 0)}
+
+	if retry := h.exec.Execute(t.Context(), doc); retry {
+		t.Error("retry = true, want false")
+	}
+	for what, n := range h.world.calls() {
+		if n != 0 {
+			t.Errorf("%s called %d times, want 0", what, n)
+		}
+	}
+	if h.cluster.ensures != 0 || h.cluster.lists != 0 || h.cluster.gets != 0 || len(h.patcher.patches) != 0 ||
+		h.version.calls != 0 || h.fence.calls != 0 {
+		t.Errorf("MD ensures %d, lists %d, gets %d, patches %d, version reads %d, fence checks %d; want none",
+			h.cluster.ensures, h.cluster.lists, h.cluster.gets, len(h.patcher.patches), h.version.calls, h.fence.calls)
+	}
+	if h.cluster.stops != 1 || h.world.machineStops != 1 || h.world.nodeStops != 1 {
+		t.Errorf("stops: MDs %d, Machines %d, Nodes %d; want each 1", h.cluster.stops, h.world.machineStops, h.world.nodeStops)
+	}
+	if h.store.Snapshot() != nil || h.store.Revision() != 0 {
+		t.Errorf("store holds %+v at revision %d, want it cleared", h.store.Snapshot(), h.store.Revision())
 	}
 }
 
@@ -150,239 +127,34 @@ func TestExecute_ScalingSwitchedOffAtTheSameRevisionClearsScaleReports(t *testin
 	}
 }
 
-func TestExecute_Scaling(t *testing.T) {
-	transient := apierrors.NewServiceUnavailable("etcd leader changed")
-	cases := []struct {
-		name     string
-		mds      []*cluster.Record
-		patchErr map[string]error
-		pools    []desired.Pool
-		// The first pass.
-		wantPatches []patch
-		wantReports []report
-		wantRetry   bool
-		wantEvents  []event
-		// A second pass with the same document, on what the first left.
-		wantSecondPatches int
-		wantSecondEvents  []event
-	}{
-		{
-			name:        "43 scales 2 to 3 with one patch",
-			mds:         []*cluster.Record{md("pool-a", 2)},
-			pools:       []desired.Pool{pool("pool-a", 3)},
-			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":3}}`}},
-			wantReports: []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}},
-			wantEvents:  []event{{mdNamespace + "/pool-a", false, "KubehzScaled", "desired revision 7: scale done: replicas 2 to 3"}},
-			// The next pass finds the MD converged: news once, no write.
-			wantSecondEvents: []event{{mdNamespace + "/pool-a", false, "KubehzInSync", "desired revision 7: scale done: already at 3 replicas"}},
-		},
-		{
-			name:        "44 already at the desired count writes nothing",
-			mds:         []*cluster.Record{md("pool-a", 3)},
-			pools:       []desired.Pool{pool("pool-a", 3)},
-			wantReports: []report{{"pool-a", wire.StatusDone, 7, "already at 3 replicas"}},
-			wantEvents:  []event{{mdNamespace + "/pool-a", false, "KubehzInSync", "desired revision 7: scale done: already at 3 replicas"}},
-		},
-		{
-			name:  "45 out of range is refused, never clamped",
-			mds:   []*cluster.Record{md("pool-a", 2), md("pool-b", 2)},
-			pools: []desired.Pool{pool("pool-a", 51), pool("pool-b", -1)},
-			wantReports: []report{
-				{"pool-a", wire.StatusFailed, 7, "KUBEHZ_MAX_REPLICAS"},
-				{"pool-b", wire.StatusFailed, 7, "KUBEHZ_MAX_REPLICAS"},
-			},
-			wantEvents: []event{
-				{mdNamespace + "/pool-a", true, "KubehzRefused", "desired revision 7: scale failed: desired replicas 51 is outside 0..50 (KUBEHZ_MAX_REPLICAS); refusing, not clamping"},
-				{mdNamespace + "/pool-b", true, "KubehzRefused", "desired revision 7: scale failed: desired replicas -1 is outside 0..50 (KUBEHZ_MAX_REPLICAS); refusing, not clamping"},
-			},
-		},
-		{
-			name:        "46 an unmatched pool fails without blocking the other",
-			mds:         []*cluster.Record{md("pool-b", 1)},
-			pools:       []desired.Pool{pool("pool-a", 2), pool("pool-b", 2)},
-			wantPatches: []patch{{mdNamespace, "pool-b", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
-			wantReports: []report{
-				{"pool-a", wire.StatusFailed, 7, "no MachineDeployment"},
-				{"pool-b", wire.StatusDone, 7, "replicas 1 to 2"},
-			},
-			// No object to put an event on for the unmatched pool.
-			wantEvents:       []event{{mdNamespace + "/pool-b", false, "KubehzScaled", "desired revision 7: scale done: replicas 1 to 2; machine-controller reconciles the Machines with the cluster's own credentials"}},
-			wantSecondEvents: []event{{mdNamespace + "/pool-b", false, "KubehzInSync", "desired revision 7: scale done: already at 2 replicas"}},
-		},
-		{
-			name:        "50 a transient patch error halts the sorted pass and queues the rest",
-			mds:         []*cluster.Record{md("a-pool", 1), md("b-pool", 1)},
-			patchErr:    map[string]error{"a-pool": transient},
-			pools:       []desired.Pool{pool("b-pool", 2), pool("a-pool", 2)},
-			wantPatches: []patch{{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
-			wantReports: []report{
-				{"a-pool", wire.StatusFailed, 7, "patch failed: etcd leader changed"},
-				{"b-pool", wire.StatusPending, 7, "queued"},
-			},
-			wantRetry:         true,
-			wantEvents:        []event{{mdNamespace + "/a-pool", true, "KubehzRefused", "desired revision 7: scale failed: patch failed: etcd leader changed"}},
-			wantSecondPatches: 1, // the retry pass tries again; the same failure is no news
-		},
-		{
-			name:        "after a halt every later pool is queued, even one needing no write",
-			mds:         []*cluster.Record{md("a-pool", 1), md("b-pool", 2)},
-			patchErr:    map[string]error{"a-pool": transient},
-			pools:       []desired.Pool{pool("c-pool", 1), pool("b-pool", 2), pool("a-pool", 2)},
-			wantPatches: []patch{{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
-			wantReports: []report{
-				{"a-pool", wire.StatusFailed, 7, "patch failed"},
-				{"b-pool", wire.StatusPending, 7, "queued"},
-				{"c-pool", wire.StatusPending, 7, "queued"},
-			},
-			wantRetry:         true,
-			wantEvents:        []event{{mdNamespace + "/a-pool", true, "KubehzRefused", "desired revision 7: scale failed: patch failed: etcd leader changed"}},
-			wantSecondPatches: 1,
-		},
-		{
-			name:        "a forbidden patch names the RBAC overlay",
-			mds:         []*cluster.Record{md("pool-a", 1)},
-			patchErr:    map[string]error{"pool-a": apierrors.NewForbidden(mdResource, "pool-a", errors.New("no patch verb"))},
-			pools:       []desired.Pool{pool("pool-a", 2)},
-			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
-			wantReports: []report{{"pool-a", wire.StatusFailed, 7, "RBAC"}},
-			wantRetry:   true,
-			wantEvents: []event{{mdNamespace + "/pool-a", true, "KubehzRefused",
-				`desired revision 7: scale failed: patch failed: RBAC: the actor's Role (deploy/actor) must grant patch on machinedeployments.cluster.k8s.io in namespace "kube-system": machinedeployments.cluster.k8s.io "pool-a" is forbidden: no patch verb`}},
-			wantSecondPatches: 1,
-		},
-		{
-			name:     "a stale read is re-evaluated, not retried blindly, and does not halt",
-			mds:      []*cluster.Record{md("a-pool", 1), md("b-pool", 1)},
-			patchErr: map[string]error{"a-pool": apierrors.NewConflict(mdResource, "a-pool", errors.New("the object has been modified"))},
-			pools:    []desired.Pool{pool("a-pool", 2), pool("b-pool", 2)},
-			wantPatches: []patch{
-				{mdNamespace, "a-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`},
-				{mdNamespace, "b-pool", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`},
-			},
-			wantReports: []report{
-				{"a-pool", wire.StatusPending, 7, "stale read"},
-				{"b-pool", wire.StatusDone, 7, "replicas 1 to 2"},
-			},
-			wantRetry: true,
-			wantEvents: []event{
-				{mdNamespace + "/a-pool", false, "KubehzPending", `desired revision 7: scale pending: stale read; re-evaluating next poll (MachineDeployment "a-pool" changed since it was read)`},
-				{mdNamespace + "/b-pool", false, "KubehzScaled", "desired revision 7: scale done: replicas 1 to 2; machine-controller reconciles the Machines with the cluster's own credentials"},
-			},
-			wantSecondPatches: 1,
-			wantSecondEvents:  []event{{mdNamespace + "/b-pool", false, "KubehzInSync", "desired revision 7: scale done: already at 2 replicas"}},
-		},
-		{
-			name:        "53 an invalid pool name never reaches the API",
-			mds:         []*cluster.Record{md("pool-a", 1)},
-			pools:       []desired.Pool{pool("Not A Name!", 2)},
-			wantReports: []report{{"Not A Name!", wire.StatusFailed, 7, "invalid pool name"}},
-		},
-		{
-			name:        "an empty pool name is not reported at all",
-			mds:         []*cluster.Record{md("pool-a", 1)},
-			pools:       []desired.Pool{pool("", 2)},
-			wantReports: nil,
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			world := newCluster(tc.mds...)
-			for name, err := range tc.patchErr {
-				world.patchErr[name] = err
-			}
-			h := newHarness(t, world)
-			doc := scaling(7, tc.pools...)
+// docs/contract.md#g-2: healing switched off at the same revision drops its
+// reports at once and stops watching Nodes, while scaling goes on.
+func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNodes(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
+	doc := healing(7, healPolicy(0, 0))
+	doc.Execution.Scaling = true
+	doc.WorkerPools = []desired.Pool{pool("pool-a", 1)}
 
-			retry := h.exec.Execute(t.Context(), doc)
-			if retry != tc.wantRetry {
-				t.Errorf("retry = %v, want %v", retry, tc.wantRetry)
-			}
-			if !reflect.DeepEqual(world.patches, tc.wantPatches) {
-				t.Errorf("patches:\n got %+v\nwant %+v", world.patches, tc.wantPatches)
-			}
-			if h.fence.calls != len(tc.wantPatches) {
-				t.Errorf("%d fence checks for %d patches, want one per patch", h.fence.calls, len(tc.wantPatches))
-			}
-			checkReports(t, "reports", h.store.Snapshot(), tc.wantReports)
-			checkReports(t, "published", h.publisher.last(t).Actions, tc.wantReports)
-			checkEvents(t, "first pass", h.events.events, tc.wantEvents)
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "healing on", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "maxUnhealthy 0"}})
+	nodeEnsures, nodeStops := h.world.nodeEnsures, h.world.nodeStops
 
-			h.events.events = nil
-			h.exec.Execute(t.Context(), doc)
-			if n := len(world.patches) - len(tc.wantPatches); n != tc.wantSecondPatches {
-				t.Errorf("second pass sent %d patches, want %d", n, tc.wantSecondPatches)
-			}
-			checkEvents(t, "second pass", h.events.events, tc.wantSecondEvents)
-		})
-	}
-}
-
-// checkEvents compares the events, allowing the message of a done scale to
-// carry a note after its "replicas A to B" head.
-func checkEvents(t *testing.T, what string, got, want []event) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s events:\n got %+v\nwant %+v", what, got, want)
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.MD != w.MD || g.Warning != w.Warning || g.Reason != w.Reason || !strings.HasPrefix(g.Message, w.Message) {
-			t.Errorf("%s event %d:\n got %+v\nwant %+v", what, i, g, w)
-		}
-	}
-}
-
-func TestExecute_LostLeaseFailsThePoolAndWritesNothing(t *testing.T) {
-	h := newHarness(t, newCluster(md("pool-a", 1), md("pool-b", 1)))
-	h.fence.err = errLostLease
-	retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 2), pool("pool-b", 2)))
-	if !retry {
-		t.Error("retry = false, want true")
-	}
-	if len(h.cluster.patches) != 0 {
-		t.Errorf("patches %+v sent without the lease", h.cluster.patches)
-	}
-	if h.fence.calls != 1 {
-		t.Errorf("%d fence checks, want 1: the refusal halts the pass", h.fence.calls)
-	}
-	checkReports(t, "reports", h.store.Snapshot(), []report{
-		{"pool-a", wire.StatusFailed, 7, errLostLease.Error()},
-		{"pool-b", wire.StatusPending, 7, "queued"},
-	})
-}
-
-func TestExecute_ListFailureFailsEveryPoolAndRetries(t *testing.T) {
-	world := newCluster(md("pool-a", 1))
-	world.ensureErr = errors.New(`the server could not find the requested resource (get machinedeployments.cluster.k8s.io)`)
-	h := newHarness(t, world)
-	retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-b", 2), pool("pool-a", 2)))
-	if !retry {
-		t.Error("retry = false, want true")
-	}
-	checkReports(t, "reports", h.store.Snapshot(), []report{
-		{"pool-a", wire.StatusFailed, 7, "list MachineDeployments"},
-		{"pool-b", wire.StatusFailed, 7, "list MachineDeployments"},
-	})
-	for _, a := range h.store.Snapshot() {
-		if !strings.Contains(a.Detail, mdNamespace) || !strings.Contains(a.Detail, "could not find the requested resource") {
-			t.Errorf("detail %q should name the namespace and the error", a.Detail)
-		}
-	}
-	if world.lists != 0 || len(world.patches) != 0 || h.fence.calls != 0 || len(h.events.events) != 0 {
-		t.Errorf("lists %d, patches %d, fence calls %d, events %d; want none", world.lists, len(world.patches), h.fence.calls, len(h.events.events))
-	}
-}
-
-func TestExecute_NoPoolsNeverLists(t *testing.T) {
-	h := newHarness(t, newCluster(md("pool-a", 1)))
-	if retry := h.exec.Execute(t.Context(), scaling(7)); retry {
+	doc.Execution.Healing = false
+	if retry := h.exec.Execute(t.Context(), doc); retry {
 		t.Error("retry = true, want false")
 	}
-	if h.cluster.ensures != 0 || h.cluster.lists != 0 {
-		t.Errorf("ensures %d, lists %d with no pools; want 0, 0", h.cluster.ensures, h.cluster.lists)
+	if got := ofType(wire.ActionHeal, h.store.Snapshot()); got != nil {
+		t.Errorf("heal reports %+v survived healing being switched off", got)
 	}
-	if want := (published{7, nil}); !reflect.DeepEqual(h.publisher.last(t), want) {
-		t.Errorf("published %+v, want %+v", h.publisher.last(t), want)
+	checkTyped(t, "scale", wire.ActionScale, h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "already at 1 replicas"}})
+	if h.world.nodeStops != nodeStops+1 || h.world.nodeEnsures != nodeEnsures {
+		t.Errorf("Node cache stops %d → %d, ensures %d → %d; want one more stop and no Ensure",
+			nodeStops, h.world.nodeStops, nodeEnsures, h.world.nodeEnsures)
+	}
+	if ofType(wire.ActionHeal, h.publisher.last(t).Actions) != nil {
+		t.Error("the published document still carries heal reports")
 	}
 }
 
@@ -447,25 +219,5 @@ func TestClear_DropsEveryReportAndPublishesNone(t *testing.T) {
 				t.Errorf("published %+v, want %+v", h.publisher.calls, want)
 			}
 		})
-	}
-}
-
-// TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision: the cache
-// says pool-a is already at 3 and pool-n does not exist, but the apiserver
-// has since moved on; a direct read catches both and the pass acts on it.
-func TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision(t *testing.T) {
-	world := newCluster(md("pool-a", 3))
-	fresh := md("pool-a", 2)
-	fresh.ResourceVersion = "9"
-	world.live = map[string]*cluster.Record{"pool-a": fresh, "pool-n": md("pool-n", 1)}
-	h := newHarness(t, world)
-	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-n", 2)))
-	if len(world.patches) != 2 {
-		t.Fatalf("patches %+v, want pool-a and pool-n patched on the fresh reads", world.patches)
-	}
-	for _, p := range world.patches {
-		if p.Name == "pool-a" && !strings.Contains(p.Body, `"9"`) {
-			t.Errorf("pool-a patch %s does not carry the freshly read resourceVersion 9", p.Body)
-		}
 	}
 }

@@ -1,27 +1,36 @@
 package execute_test
 
+// The executor's fakes, the harnesses that wire an Executor to them, the
+// builders of objects and documents, and the report and Event checks every
+// test file of the package shares.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/cpversion"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
+	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/wire"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 const mdNamespace = "kube-system"
 
@@ -33,8 +42,28 @@ var (
 	_ execute.Publisher = (*fakePublisher)(nil)
 )
 
+var (
+	_ execute.Machines = (*fakeMachines)(nil)
+	_ execute.Nodes    = (*fakeNodes)(nil)
+	_ execute.Deleter  = (*fakeWorld)(nil)
+	_ execute.Pods     = (*fakePods)(nil)
+	_ execute.Version  = (*fakeVersion)(nil)
+	_ execute.Patcher  = (*mdPatcher)(nil)
+)
+
+var (
+	machineResource = schema.GroupResource{Group: "cluster.k8s.io", Resource: "machines"}
+	podResource     = schema.GroupResource{Resource: "pods"}
+)
+
+var mdResource = schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}
+
 // errLostLease stands for the lease fence's refusal.
 var errLostLease = errors.New("lost lease: held by actor-1")
+
+// start is when the executor under test became leader: its healing
+// memory's cooldown baseline.
+var start = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // fakeFence grants every write a short deadline, or refuses with err.
 type fakeFence struct {
@@ -59,10 +88,10 @@ type patch struct {
 // successful patch changes the replicas the next pass reads.
 type fakeCluster struct {
 	mu      sync.Mutex
-	records map[string]*cluster.Record
+	records map[string]*cluster.MachineDeployment
 	// live, when set, is what a direct read sees while the cache (records)
 	// lags behind it.
-	live      map[string]*cluster.Record
+	live      map[string]*cluster.MachineDeployment
 	gets      int
 	fresh     int
 	ensureErr error
@@ -73,8 +102,8 @@ type fakeCluster struct {
 	patches   []patch
 }
 
-func newCluster(records ...*cluster.Record) *fakeCluster {
-	c := &fakeCluster{records: map[string]*cluster.Record{}, patchErr: map[string]error{}}
+func newCluster(records ...*cluster.MachineDeployment) *fakeCluster {
+	c := &fakeCluster{records: map[string]*cluster.MachineDeployment{}, patchErr: map[string]error{}}
 	for _, r := range records {
 		c.records[r.Name] = r
 	}
@@ -94,14 +123,14 @@ func (c *fakeCluster) Stop() {
 	c.stops++
 }
 
-func (c *fakeCluster) List() map[string]*cluster.Record {
+func (c *fakeCluster) List() map[string]*cluster.MachineDeployment {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lists++
 	return maps.Clone(c.records)
 }
 
-func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.Record, error) {
+func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.MachineDeployment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gets++
@@ -119,7 +148,7 @@ func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.Record, erro
 
 // Fresh is a direct List: live when set (the cache lags it), else what the
 // cache holds.
-func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.Record, error) {
+func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.MachineDeployment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.fresh++
@@ -127,7 +156,7 @@ func (c *fakeCluster) Fresh(context.Context) (map[string]*cluster.Record, error)
 	if c.live != nil {
 		src = c.live
 	}
-	out := make(map[string]*cluster.Record, len(src))
+	out := make(map[string]*cluster.MachineDeployment, len(src))
 	for name, r := range src {
 		cp := *r
 		out[name] = &cp
@@ -225,6 +254,551 @@ func newHarness(t *testing.T, cluster *fakeCluster) *harness {
 	return h
 }
 
-func md(name string, replicas int64) *cluster.Record {
-	return &cluster.Record{Namespace: mdNamespace, Name: name, ResourceVersion: "5", UID: types.UID("uid-" + name), Replicas: &replicas}
+// fakeClock is the time the executor reads; tests step it.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time          { return c.now }
+func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
+func (c *fakeClock) set(t time.Time)         { c.now = t }
+
+type machineDelete struct {
+	Namespace, Name string
+	UID             types.UID
+	ResourceVersion string
+}
+
+type podDelete struct {
+	Namespace, Name string
+	UID             types.UID
+}
+
+// fakeWorld is the Machines, Nodes and pods healing reads, and the
+// apiserver its deletes reach: a Machine delete sets the Machine deleting,
+// a pod delete removes the pod.
+type fakeWorld struct {
+	machines map[string]*cluster.Machine
+	nodes    map[string]*cluster.Node
+	// liveNodes, when set, is what a direct Node read sees while the cache
+	// (nodes) lags behind it.
+	liveNodes map[string]*cluster.Node
+	// liveMachines, when set, is what a direct Machine List sees.
+	liveMachines map[string]*cluster.Machine
+	freshErr     error // fails every direct List
+	freshLists   int
+	// liveRV, when set for a machine, is its resourceVersion on the
+	// apiserver while the cache still holds an older one.
+	liveRV map[string]string
+	pods   []heal.Pod
+
+	machineEnsureErr, nodeEnsureErr error
+
+	deleteErr    map[string]error // by machine name
+	podDeleteErr map[string]error // by "namespace/name"
+	podsErr      error
+	// slow, when set, runs inside every delete: an apiserver that takes its
+	// time, so a test's clock can move while the request is in flight.
+	slow func()
+
+	machineEnsures, machineLists, machineStops  int
+	nodeEnsures, nodeLists, nodeStops, nodeGets int
+	podLists                                    int
+	machineDeletes                              []machineDelete
+	podDeletes                                  []podDelete
+}
+
+func newWorld() *fakeWorld {
+	return &fakeWorld{
+		machines: map[string]*cluster.Machine{}, nodes: map[string]*cluster.Node{},
+		liveRV: map[string]string{}, deleteErr: map[string]error{}, podDeleteErr: map[string]error{},
+	}
+}
+
+func (w *fakeWorld) add(ms ...*cluster.Machine) {
+	for _, m := range ms {
+		w.machines[m.Name] = m
+	}
+}
+
+func (w *fakeWorld) addNodes(ns ...*cluster.Node) {
+	for _, n := range ns {
+		w.nodes[n.Name] = n
+	}
+}
+
+// calls is every call healing or upgrades made on the world, by kind.
+func (w *fakeWorld) calls() map[string]int {
+	return map[string]int{
+		"machineEnsure": w.machineEnsures, "machineList": w.machineLists,
+		"nodeEnsure": w.nodeEnsures, "nodeList": w.nodeLists, "nodeGet": w.nodeGets,
+		"podList": w.podLists, "machineDelete": len(w.machineDeletes), "podDelete": len(w.podDeletes),
+	}
+}
+
+func (w *fakeWorld) DeleteMachine(ctx context.Context, namespace, name string, uid types.UID, rv string) error {
+	w.machineDeletes = append(w.machineDeletes, machineDelete{namespace, name, uid, rv})
+	if w.slow != nil {
+		w.slow()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.deleteErr[name]; err != nil {
+		return err
+	}
+	m, ok := w.machines[name]
+	if !ok || namespace != m.Namespace {
+		return apierrors.NewNotFound(machineResource, name)
+	}
+	current := m.ResourceVersion
+	if live, ok := w.liveRV[name]; ok {
+		current = live
+	}
+	if uid != m.UID || rv != current {
+		return apierrors.NewConflict(machineResource, name, fmt.Errorf("precondition failed: uid %q rv %q", uid, rv))
+	}
+	cp := *m
+	cp.Deleting = true
+	cp.ResourceVersion = current + "1"
+	w.machines[name] = &cp
+	delete(w.liveRV, name)
+	return nil
+}
+
+func (w *fakeWorld) DeletePod(ctx context.Context, namespace, name string, uid types.UID) error {
+	w.podDeletes = append(w.podDeletes, podDelete{namespace, name, uid})
+	if w.slow != nil {
+		w.slow()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.podDeleteErr[namespace+"/"+name]; err != nil {
+		return err
+	}
+	i := slices.IndexFunc(w.pods, func(p heal.Pod) bool { return p.Namespace == namespace && p.Name == name })
+	if i < 0 {
+		return apierrors.NewNotFound(podResource, name)
+	}
+	if uid != "" && w.pods[i].UID != uid {
+		return apierrors.NewConflict(podResource, name, fmt.Errorf("precondition failed: uid %q", uid))
+	}
+	w.pods = slices.Delete(w.pods, i, i+1)
+	return nil
+}
+
+// fakeMachines is the world's Machine cache.
+type fakeMachines struct{ w *fakeWorld }
+
+func (c *fakeMachines) Ensure(base, ctx context.Context) error {
+	c.w.machineEnsures++
+	return c.w.machineEnsureErr
+}
+
+func (c *fakeMachines) Stop() { c.w.machineStops++ }
+
+func (c *fakeMachines) List() []*cluster.Machine {
+	c.w.machineLists++
+	out := make([]*cluster.Machine, 0, len(c.w.machines))
+	for _, name := range slices.Sorted(maps.Keys(c.w.machines)) {
+		cp := *c.w.machines[name]
+		out = append(out, &cp)
+	}
+	return out
+}
+
+// Fresh is a direct List: liveMachines when set (the cache lags it), else
+// what the cache holds.
+func (c *fakeMachines) Fresh(context.Context) ([]*cluster.Machine, error) {
+	c.w.freshLists++
+	if c.w.freshErr != nil {
+		return nil, c.w.freshErr
+	}
+	src := c.w.machines
+	if c.w.liveMachines != nil {
+		src = c.w.liveMachines
+	}
+	out := make([]*cluster.Machine, 0, len(src))
+	for _, name := range slices.Sorted(maps.Keys(src)) {
+		cp := *src[name]
+		out = append(out, &cp)
+	}
+	return out, nil
+}
+
+// fakeNodes is the world's Node cache and direct Node read.
+type fakeNodes struct{ w *fakeWorld }
+
+func (c *fakeNodes) Ensure(base, ctx context.Context) error {
+	c.w.nodeEnsures++
+	return c.w.nodeEnsureErr
+}
+
+func (c *fakeNodes) Stop() { c.w.nodeStops++ }
+
+func (c *fakeNodes) List() map[string]*cluster.Node {
+	c.w.nodeLists++
+	out := make(map[string]*cluster.Node, len(c.w.nodes))
+	for name, n := range c.w.nodes {
+		cp := *n
+		out[name] = &cp
+	}
+	return out
+}
+
+func (c *fakeNodes) Get(_ context.Context, name string) (*cluster.Node, error) {
+	c.w.nodeGets++
+	src := c.w.nodes
+	if c.w.liveNodes != nil {
+		src = c.w.liveNodes
+	}
+	n, ok := src[name]
+	if !ok {
+		return nil, nil
+	}
+	cp := *n
+	return &cp, nil
+}
+
+// Fresh is a direct List: liveNodes when set, else what the cache holds.
+func (c *fakeNodes) Fresh(context.Context) (map[string]*cluster.Node, error) {
+	c.w.freshLists++
+	if c.w.freshErr != nil {
+		return nil, c.w.freshErr
+	}
+	src := c.w.nodes
+	if c.w.liveNodes != nil {
+		src = c.w.liveNodes
+	}
+	out := make(map[string]*cluster.Node, len(src))
+	for name, n := range src {
+		cp := *n
+		out[name] = &cp
+	}
+	return out, nil
+}
+
+// fakePods lists the world's pods bound to a node, as a field selector on
+// spec.nodeName would.
+type fakePods struct{ w *fakeWorld }
+
+func (p *fakePods) PodsOn(_ context.Context, node string) ([]heal.Pod, error) {
+	p.w.podLists++
+	if p.w.podsErr != nil {
+		return nil, p.w.podsErr
+	}
+	var out []heal.Pod
+	for _, pod := range p.w.pods {
+		if pod.NodeName == node {
+			out = append(out, pod)
+		}
+	}
+	return out, nil
+}
+
+// mdPatcher applies merge patches to the fake MachineDeployments: replicas
+// and the template's kubelet, whichever the body sets, bumping the
+// resourceVersion.
+type mdPatcher struct {
+	c       *fakeCluster
+	err     map[string]error
+	patches []patch
+}
+
+func (p *mdPatcher) PatchMD(ctx context.Context, namespace, name string, body []byte) error {
+	p.patches = append(p.patches, patch{namespace, name, string(body)})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := p.err[name]; err != nil {
+		return err
+	}
+	var b struct {
+		Spec struct {
+			Replicas *int64 `json:"replicas"`
+			Template *struct {
+				Spec struct {
+					Versions struct {
+						Kubelet string `json:"kubelet"`
+					} `json:"versions"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return err
+	}
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	base, ok := p.c.records[name]
+	if !ok {
+		return apierrors.NewNotFound(mdResource, name)
+	}
+	r := *base
+	if b.Spec.Replicas != nil {
+		r.Replicas = b.Spec.Replicas
+	}
+	if b.Spec.Template != nil {
+		r.Kubelet = b.Spec.Template.Spec.Versions.Kubelet
+	}
+	r.ResourceVersion += "+1"
+	p.c.records[name] = &r
+	return nil
+}
+
+// fakeVersion is every source of the control plane's version: /version
+// answers version, and each control-plane Node in nodes reports its
+// kubelet.
+type fakeVersion struct {
+	version string
+	nodes   map[string]string // Node name → kubelet version
+	err     error
+	calls   int
+}
+
+func (v *fakeVersion) ControlPlaneVersions(context.Context) ([]cpversion.Reading, error) {
+	v.calls++
+	if v.err != nil {
+		return nil, v.err
+	}
+	var out []cpversion.Reading
+	for _, name := range slices.Sorted(maps.Keys(v.nodes)) {
+		out = append(out, cpversion.Reading{Source: "Node " + name, Version: v.nodes[name]})
+	}
+	return append(out, cpversion.Reading{Source: "/version", Version: v.version}), nil
+}
+
+// healHarness is one executor with every field set, wired to fakes.
+type healHarness struct {
+	*harness
+	world   *fakeWorld
+	clock   *fakeClock
+	version *fakeVersion
+	patcher *mdPatcher
+}
+
+func newHealHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarness {
+	t.Helper()
+	h := &healHarness{
+		harness: newHarness(t, newCluster(mds...)),
+		world:   newWorld(),
+		clock:   &fakeClock{now: start},
+		version: &fakeVersion{version: "v1.35.2"},
+	}
+	h.patcher = &mdPatcher{c: h.cluster, err: map[string]error{}}
+	h.exec = h.newExecutor(t, heal.NewMemory(start))
+	return h
+}
+
+// newExecutor builds an executor on the harness's fakes with mem, as a new
+// leadership term would.
+func (h *healHarness) newExecutor(t *testing.T, mem *heal.Memory) *execute.Executor {
+	return &execute.Executor{
+		Base: t.Context(), Fence: h.fence, Store: h.store, MDs: h.cluster, Patcher: h.patcher,
+		Events: h.events, Publisher: h.publisher, Namespace: mdNamespace, MaxReplicas: 50,
+		Log:      slog.New(slog.DiscardHandler),
+		Machines: &fakeMachines{h.world}, Nodes: &fakeNodes{h.world}, Deleter: h.world,
+		Pods: &fakePods{h.world}, Version: h.version,
+		Memory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,
+		// Limits that never bind, so the document's policy is the
+		// contract's: the local limits have their own tests.
+		HealLimits: heal.Limits{MaxInFlight: 1000},
+	}
+}
+
+// shippedLimits are deploy/actor's defaults, written out: at most 3
+// Machines in flight, a 600 s cooldown, a 600 s startup window and a 300 s
+// unhealthy window at the least.
+var shippedLimits = heal.Limits{MaxInFlight: 3, MinCooldown: 600 * time.Second,
+	MinStartupTimeout: 600 * time.Second, MinUnhealthyAfter: 300 * time.Second}
+
+// poolMD is a MachineDeployment claiming the machines labelled pool=name,
+// its template at kubelet v1.34.9.
+func poolMD(name string, replicas int64) *cluster.MachineDeployment {
+	r := md(name, replicas)
+	r.Selector = labels.SelectorFromSet(labels.Set{"pool": name})
+	r.Kubelet = "v1.34.9"
+	return r
+}
+
+// machine is a Machine of pool (by label) on node ("" until it joined),
+// created an hour before start.
+func machine(name, pool, node string) *cluster.Machine {
+	return &cluster.Machine{
+		Namespace: mdNamespace, Name: name, ResourceVersion: "10", UID: types.UID("uid-" + name),
+		Labels: map[string]string{"pool": pool}, Created: start.Add(-time.Hour), NodeName: node,
+		Kubelet: "v1.34.9",
+	}
+}
+
+func node(name, ready string, since time.Time) *cluster.Node {
+	return &cluster.Node{Name: name, Ready: ready, Since: since}
+}
+
+func stuckPod(namespace, name, node string) heal.Pod {
+	return heal.Pod{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), NodeName: node, Terminating: true}
+}
+
+// healPolicy is an enabled policy: a 300 s unhealthy window, a 600 s
+// startup timeout, and the given limit and cooldown (seconds).
+func healPolicy(maxUnhealthy int, cooldownSeconds int64) desired.Healing {
+	return desired.Healing{Enabled: true, MaxUnhealthy: maxUnhealthy, UnhealthyAfterSeconds: 300,
+		NodeStartupTimeoutSeconds: 600, CooldownSeconds: cooldownSeconds}
+}
+
+// healing authorizes healing of the tests' pools: the document names
+// every pool a test creates, since the actor heals only named pools.
+func healing(rev int64, policy desired.Healing) desired.Document {
+	doc := desired.Document{Revision: rev, Execution: desired.Execution{Healing: true}, Healing: policy}
+	for _, name := range []string{"edge-cp-pool", "pool-a", "pool-auto", "pool-b"} {
+		doc.WorkerPools = append(doc.WorkerPools, desired.Pool{Name: name, MachineType: "cpx31"})
+	}
+	return doc
+}
+
+func upgrading(rev int64, version string, pools ...string) desired.Document {
+	doc := desired.Document{Revision: rev, Execution: desired.Execution{Upgrades: true}}
+	if version != "" {
+		doc.KubernetesVersion = &version
+	}
+	for _, p := range pools {
+		doc.WorkerPools = append(doc.WorkerPools, desired.Pool{Name: p, MachineType: "cpx31"})
+	}
+	return doc
+}
+
+// ofType keeps the actions of one type, in order.
+func ofType(typ string, actions []wire.Action) []wire.Action {
+	var out []wire.Action
+	for _, a := range actions {
+		if a.Type == typ {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// checkTyped compares the actions of type typ with want: target, status and
+// revision exactly, and that each detail mentions its keyword(s), separated
+// by "|".
+func checkTyped(t *testing.T, what, typ string, actions []wire.Action, want []report) {
+	t.Helper()
+	got := ofType(typ, actions)
+	var shape, wantShape []report
+	for _, a := range got {
+		shape = append(shape, report{a.Target, a.Status, a.Revision, ""})
+	}
+	for _, w := range want {
+		wantShape = append(wantShape, report{w.Target, w.Status, w.Revision, ""})
+	}
+	if !slices.Equal(shape, wantShape) {
+		t.Fatalf("%s: %s reports:\n got %+v\nwant %+v", what, typ, got, want)
+	}
+	for i, w := range want {
+		for _, kw := range strings.Split(w.Keyword, "|") {
+			if !strings.Contains(got[i].Detail, kw) {
+				t.Errorf("%s: detail of %s is %q, want it to mention %q", what, w.Target, got[i].Detail, kw)
+			}
+		}
+	}
+}
+
+// trustControlPlane gives the executor's gate two reads of what the fake
+// answers now, 10 s and 5 s before the clock, as a term that has watched a
+// steady control plane would hold: the next pass vouches for it.
+func (h *healHarness) trustControlPlane() {
+	h.exec.CPGate = cpversion.Gate{}
+	for _, ago := range []time.Duration{10 * time.Second, 5 * time.Second} {
+		readings, err := h.version.ControlPlaneVersions(context.Background())
+		h.exec.CPGate.Observe(cpversion.Sample{At: h.clock.Now().Add(-ago), Readings: readings, Err: err})
+	}
+	h.version.calls = 0
+}
+
+// rollingHarness has pool-a (2 replicas, kubelet v1.34.9) with its two
+// machines joined at v1.34.9, and a control plane at v1.35.2 that the
+// executor has read steady for 10 s.
+func rollingHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarness {
+	t.Helper()
+	h := newHealHarness(t, append([]*cluster.MachineDeployment{poolMD("pool-a", 2)}, mds...)...)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.trustControlPlane()
+	return h
+}
+
+func md(name string, replicas int64) *cluster.MachineDeployment {
+	return &cluster.MachineDeployment{Namespace: mdNamespace, Name: name, ResourceVersion: "5", UID: types.UID("uid-" + name), Replicas: &replicas}
+}
+
+func scaling(rev int64, pools ...desired.Pool) desired.Document {
+	return desired.Document{Revision: rev, WorkerPools: pools, Execution: desired.Execution{Scaling: true}}
+}
+
+func pool(name string, replicas int) desired.Pool {
+	n := int64(replicas)
+	return desired.Pool{Name: name, MachineType: "cpx31", DesiredReplicas: &n}
+}
+
+// seed leaves the store as a scaling pass of revision rev left it.
+func (h *harness) seed(rev int64, actions ...wire.Action) {
+	h.store.Begin(rev)
+	for _, a := range actions {
+		h.store.Upsert(a)
+	}
+}
+
+func joinless(name, pool string, age time.Duration) *cluster.Machine {
+	m := machine(name, pool, "")
+	m.Created = start.Add(-age)
+	return m
+}
+
+func deleting(m *cluster.Machine) *cluster.Machine {
+	m.Deleting = true
+	return m
+}
+
+// report is what a test pins of one stored action: everything but the
+// detail's exact wording, of which it names the keyword.
+type report struct {
+	Target, Status string
+	Revision       int64
+	Keyword        string
+}
+
+func checkReports(t *testing.T, what string, got []wire.Action, want []report) {
+	t.Helper()
+	var shape []report
+	for _, a := range got {
+		if a.Type != wire.ActionScale {
+			t.Errorf("%s: action %+v is not of type scale", what, a)
+		}
+		shape = append(shape, report{a.Target, a.Status, a.Revision, ""})
+	}
+	var wantShape []report
+	for _, w := range want {
+		wantShape = append(wantShape, report{w.Target, w.Status, w.Revision, ""})
+	}
+	if !reflect.DeepEqual(shape, wantShape) {
+		t.Fatalf("%s:\n got %+v\nwant %+v", what, got, want)
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i].Detail, w.Keyword) {
+			t.Errorf("%s: detail of %s is %q, want it to mention %q", what, w.Target, got[i].Detail, w.Keyword)
+		}
+	}
+}
+
+// checkEvents compares the events, allowing the message of a done scale to
+// carry a note after its "replicas A to B" head.
+func checkEvents(t *testing.T, what string, got, want []event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s events:\n got %+v\nwant %+v", what, got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.MD != w.MD || g.Warning != w.Warning || g.Reason != w.Reason || !strings.HasPrefix(g.Message, w.Message) {
+			t.Errorf("%s event %d:\n got %+v\nwant %+v", what, i, g, w)
+		}
+	}
 }

@@ -3,165 +3,20 @@ package execute
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/types"
-
-	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/actor/internal/heal"
-	"kubehz.dev/agent/shared/machinepool"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// Machines is the on-demand Machine cache, and a direct List.
-type Machines interface {
-	Ensure(base, ctx context.Context) error
-	Stop()
-	List() []*cluster.Machine
-	Fresh(ctx context.Context) ([]*cluster.Machine, error)
-}
-
-// Nodes is the on-demand Node cache, and a direct read of one Node.
-type Nodes interface {
-	Ensure(base, ctx context.Context) error
-	Stop()
-	List() map[string]*cluster.Node
-	Get(ctx context.Context, name string) (*cluster.Node, error)
-	Fresh(ctx context.Context) (map[string]*cluster.Node, error)
-}
-
-// Deleter sends the two deletes healing makes: a Machine with UID and
-// resourceVersion preconditions, and a stuck pod with grace 0 and a UID
-// precondition.
-type Deleter interface {
-	DeleteMachine(ctx context.Context, namespace, name string, uid types.UID, resourceVersion string) error
-	DeletePod(ctx context.Context, namespace, name string, uid types.UID) error
-}
-
-// Pods lists the pods bound to one node.
-type Pods interface {
-	PodsOn(ctx context.Context, node string) ([]heal.Pod, error)
-}
-
-// world is one read of what healing and upgrades decide on.
-type world struct {
-	mds      map[string]*cluster.Record
-	machines []*cluster.Machine
-	nodes    map[string]*cluster.Node
-	resolver machinepool.Resolver
-}
-
-// read ensures the caches a capability needs and reads them. A failed read
-// is returned, not reported: the pass is skipped and the next tick retries.
-func (e *Executor) read(ctx context.Context, nodes bool) (world, error) {
-	// Each wait for a first list may take its sync timeout: mark progress
-	// before each, so the liveness probe sees a pass that is moving.
-	e.step()
-	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
-		return world{}, err
-	}
-	e.step()
-	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
-		return world{}, err
-	}
-	var nodeRecords map[string]*cluster.Node
-	if nodes {
-		e.step()
-		if err := e.Nodes.Ensure(e.Base, ctx); err != nil {
-			return world{}, err
-		}
-		nodeRecords = e.Nodes.List()
-	}
-	return newWorld(e.MDs.List(), e.Machines.List(), nodeRecords), nil
-}
-
-func newWorld(mds map[string]*cluster.Record, machines []*cluster.Machine, nodes map[string]*cluster.Node) world {
-	pools := make([]machinepool.Pool, 0, len(mds))
-	for _, r := range mds {
-		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
-	}
-	return world{mds: mds, machines: machines, nodes: nodes, resolver: machinepool.NewResolver(pools)}
-}
-
-// readFresh replaces the whole world with direct Lists: MachineDeployments
-// too, since a pool's owner, control-plane and autoscaler marks decide who
-// may be deleted.
-func (e *Executor) readFresh(ctx context.Context, w *world) error {
-	mds, err := e.MDs.Fresh(ctx)
-	if err != nil {
-		return err
-	}
-	machines, err := e.Machines.Fresh(ctx)
-	if err != nil {
-		return err
-	}
-	nodes, err := e.Nodes.Fresh(ctx)
-	if err != nil {
-		return err
-	}
-	*w = newWorld(mds, machines, nodes)
-	return nil
-}
-
-func deletes(d heal.Decision) bool {
-	for _, st := range d.Steps {
-		if st.Delete != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// observed is the world as healing's pure decisions see it; namespace is
-// the Machines'.
-func (w world) observed(namespace string) heal.Observed {
-	o := heal.Observed{
-		Namespace: namespace,
-		Machines:  make([]heal.Machine, 0, len(w.machines)),
-		Nodes:     make(map[string]heal.Node, len(w.nodes)),
-		Pools:     make(map[string]heal.Pool, len(w.mds)),
-	}
-	for _, m := range w.machines {
-		pool := owner(w.resolver, m)
-		o.Machines = append(o.Machines, heal.Machine{
-			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Pool: pool,
-			ControlPlane: m.ControlPlane, Created: m.Created, Deleting: m.Deleting, NodeName: m.NodeName,
-		})
-	}
-	for name, n := range w.nodes {
-		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since,
-			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
-	}
-	for name, r := range w.mds {
-		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
-	}
-	return o
-}
-
-// owner is the one pool that could own m, or "" when none or several could:
-// overlapping selectors, or a selector and a MachineSet owner that disagree,
-// might dress a control-plane or autoscaler machine as a worker, so such a
-// machine is treated as unowned and never deleted.
-func owner(r machinepool.Resolver, m *cluster.Machine) string {
-	if c := r.Candidates(m.Labels, m.MachineSets); len(c) == 1 {
-		return c[0]
-	}
-	return ""
-}
-
-func poolOf(r *cluster.Record) guard.Pool {
-	return guard.Pool{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
-		TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels}
-}
 
 // heal runs one healing pass: the unwedge first, so it fires even when nothing
 // new is unhealthy, then detection and the deletes it allows.
 func (e *Executor) heal(ctx context.Context, doc desired.Document) {
-	w, err := e.read(ctx, true)
-	if err != nil {
+	if err := e.ensure(ctx, true); err != nil {
 		e.Log.Warn("Healing skipped this pass: cannot read the cluster; retrying next poll", "err", err)
 		return
 	}
+	w := e.cached(true)
 	now := e.now()
 	o := w.observed(e.Namespace)
 	e.unwedge(ctx, o, doc.Revision, now)
@@ -177,10 +32,12 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		// middle of an outage. A delete is only ever decided on a direct
 		// read.
 		e.step()
-		if err := e.readFresh(ctx, &w); err != nil {
+		fresh, err := e.fresh(ctx, true)
+		if err != nil {
 			e.Log.Warn("Healing deferred: cannot confirm the decision on a fresh read; retrying next poll", "err", err)
 			return
 		}
+		w = fresh
 		o = w.observed(e.Namespace)
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
@@ -197,6 +54,16 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 			"candidates", held, "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
 	}
 	e.remediate(ctx, d, o, doc.Revision)
+}
+
+// deletes reports whether d sends any delete.
+func deletes(d heal.Decision) bool {
+	for _, st := range d.Steps {
+		if st.Delete != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that
@@ -242,16 +109,30 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 	}
 }
 
-// reported returns this revision's reports of one type, by target, to tell
-// news from a repeat.
-func (e *Executor) reported(typ string) map[string]wire.Action {
-	out := map[string]wire.Action{}
-	for _, a := range e.Store.Snapshot() {
-		if a.Type == typ {
-			out[a.Target] = a
-		}
+// observed is the world as healing's pure decisions see it; namespace is
+// the Machines'.
+func (w world) observed(namespace string) heal.Observed {
+	o := heal.Observed{
+		Namespace: namespace,
+		Machines:  make([]heal.Machine, 0, len(w.machines)),
+		Nodes:     make(map[string]heal.Node, len(w.nodes)),
+		Pools:     make(map[string]heal.Pool, len(w.mds)),
 	}
-	return out
+	for _, m := range w.machines {
+		pool := w.owner(m)
+		o.Machines = append(o.Machines, heal.Machine{
+			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Pool: pool,
+			ControlPlane: m.ControlPlane, Created: m.Created, Deleting: m.Deleting, NodeName: m.NodeName,
+		})
+	}
+	for name, n := range w.nodes {
+		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since,
+			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
+	}
+	for name, r := range w.mds {
+		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
+	}
+	return o
 }
 
 // machineEvent records a heal report on its Machine, so `kubectl describe

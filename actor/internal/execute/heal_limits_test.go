@@ -30,7 +30,7 @@ func TestHeal_ADocumentAskingForMoreThanTheLocalLimitsGetsTheLimits(t *testing.T
 	limited := report{"healing policy", wire.StatusFailed, 7, limitsReport}
 	cases := []struct {
 		name        string
-		mds         []*cluster.Record
+		mds         []*cluster.MachineDeployment
 		machines    []*cluster.Machine
 		nodes       []*cluster.Node
 		wantDeletes int
@@ -38,7 +38,7 @@ func TestHeal_ADocumentAskingForMoreThanTheLocalLimitsGetsTheLimits(t *testing.T
 	}{
 		{
 			name: "four workers down is a storm at 3, not a licence to delete all four",
-			mds:  []*cluster.Record{poolMD("pool-a", 2), poolMD("pool-b", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2), poolMD("pool-b", 2)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 				machine("pool-b-m3", "pool-b", "node-3"), machine("pool-b-m4", "pool-b", "node-4")},
 			nodes: []*cluster.Node{node("node-1", "Unknown", down), node("node-2", "Unknown", down),
@@ -51,7 +51,7 @@ func TestHeal_ADocumentAskingForMoreThanTheLocalLimitsGetsTheLimits(t *testing.T
 		},
 		{
 			name: "three Machines already deleting leave no budget",
-			mds:  []*cluster.Record{poolMD("pool-a", 4)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 4)},
 			machines: []*cluster.Machine{deleting(machine("pool-a-m1", "pool-a", "node-1")), deleting(machine("pool-a-m2", "pool-a", "node-2")),
 				deleting(machine("pool-a-m3", "pool-a", "node-3")), machine("pool-a-m4", "pool-a", "node-4")},
 			nodes: []*cluster.Node{node("node-4", "False", down)},
@@ -59,20 +59,20 @@ func TestHeal_ADocumentAskingForMoreThanTheLocalLimitsGetsTheLimits(t *testing.T
 		},
 		{
 			name:     "a node down 299 s is inside the 300 s unhealthy window",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-299*time.Second))},
 			want:     []report{limited},
 		},
 		{
 			name:     "a Machine 599 s old is inside the 600 s startup window",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{joinless("pool-a-m1", "pool-a", 599*time.Second)},
 			want:     []report{limited},
 		},
 		{
 			name:     "a new term waits the 600 s cooldown before its first heal",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", down)},
 			want:     []report{limited, {"pool-a-m1", wire.StatusPending, 7, "cooldown|10m0s remaining"}},

@@ -2,14 +2,13 @@ package execute_test
 
 import (
 	"errors"
-	"fmt"
-	"maps"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/desired"
@@ -51,7 +50,7 @@ func TestHeal_NotReadyWorkerPastTheWindowHasItsMachineDeleted(t *testing.T) {
 // healCase is one healing pass on a fresh executor whose clock is at start.
 type healCase struct {
 	name        string
-	mds         []*cluster.Record
+	mds         []*cluster.MachineDeployment
 	machines    []*cluster.Machine
 	nodes       []*cluster.Node
 	deleteErr   map[string]error
@@ -60,17 +59,6 @@ type healCase struct {
 	wantReports []report
 	// wantDetail, when set, is the exact detail of every report.
 	wantDetail string
-}
-
-func joinless(name, pool string, age time.Duration) *cluster.Machine {
-	m := machine(name, pool, "")
-	m.Created = start.Add(-age)
-	return m
-}
-
-func deleting(m *cluster.Machine) *cluster.Machine {
-	m.Deleting = true
-	return m
 }
 
 func cpNode(n *cluster.Node) *cluster.Node {
@@ -91,7 +79,7 @@ func TestHeal_Decisions(t *testing.T) {
 	cases := []healCase{
 		{
 			name:        "55 NotReady for less than the window is untouched",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-299*time.Second))},
 			policy:      healPolicy(1, 0),
@@ -99,7 +87,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "NotReady exactly the window is healed",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-300*time.Second))},
 			policy:      healPolicy(1, 0),
@@ -108,7 +96,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "an Unknown node is named Unknown",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "Unknown", down)},
 			policy:      healPolicy(1, 0),
@@ -117,7 +105,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "56 a joinless machine older than the startup timeout is deleted, a younger one kept",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				joinless("pool-a-m1", "pool-a", 600*time.Second),
 				joinless("pool-a-m2", "pool-a", 599*time.Second),
@@ -128,7 +116,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "57 control-plane nodes and machines are skipped silently and not counted",
-			mds:  []*cluster.Record{poolMD("pool-a", 3)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-cp1"), cpMachine, cpJoinless,
 				machine("pool-a-m3", "pool-a", "node-3"),
@@ -143,7 +131,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "58 a pool with a cp name segment is refused",
-			mds:         []*cluster.Record{poolMD("edge-cp-pool", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("edge-cp-pool", 1)},
 			machines:    []*cluster.Machine{machine("edge-m1", "edge-cp-pool", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
 			policy:      healPolicy(1, 0),
@@ -151,7 +139,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "59 storm brake: two unhealthy with a limit of 1 delete nothing",
-			mds:  []*cluster.Record{poolMD("pool-a", 3)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 				machine("pool-a-m3", "pool-a", "node-3"),
@@ -168,7 +156,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:        "60 maxUnhealthy 0 never deletes",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
 			policy:      healPolicy(0, 0),
@@ -177,7 +165,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "G-12 an unhealthy node without a Machine counts toward the storm brake",
-			mds:  []*cluster.Record{poolMD("pool-a", 1)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"),
 			},
@@ -188,7 +176,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "62 one machine already deleting uses up a limit of 1",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				deleting(machine("pool-a-m0", "pool-a", "node-0")), machine("pool-a-m1", "pool-a", "node-1"),
 			},
@@ -198,7 +186,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "63 an autoscaler pool and an unowned machine are refused",
-			mds:  []*cluster.Record{autoscaled},
+			mds:  []*cluster.MachineDeployment{autoscaled},
 			machines: []*cluster.Machine{
 				machine("auto-m1", "pool-auto", "node-1"), machine("stray-m1", "nobody", "node-2"),
 			},
@@ -211,7 +199,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "65 a delete failure fails and queues the next candidate",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 			},
@@ -226,7 +214,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:     "67 an unhealthyAfter of 1800 s defers the heal",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-1799*time.Second))},
 			policy: desired.Healing{Enabled: true, MaxUnhealthy: 1, UnhealthyAfterSeconds: 1800,
@@ -234,14 +222,14 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:     "67 a 0 s window is floored to 60 s: 30 s unhealthy is untouched",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-30*time.Second))},
 			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
 		},
 		{
 			name:        "67 a 0 s window is floored to 60 s: 60 s unhealthy is healed",
-			mds:         []*cluster.Record{poolMD("pool-a", 1)},
+			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-60*time.Second))},
 			policy:      desired.Healing{Enabled: true, MaxUnhealthy: 1},
@@ -250,13 +238,13 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name:     "a 0 s startup timeout is floored to 60 s",
-			mds:      []*cluster.Record{poolMD("pool-a", 1)},
+			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{joinless("pool-a-m1", "pool-a", 59*time.Second)},
 			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
 		},
 		{
 			name: "67 cooldown 0 lets two machines of one pool go back to back",
-			mds:  []*cluster.Record{poolMD("pool-a", 2)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 			},
@@ -270,7 +258,7 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "the default cooldown holds a new term's first heal",
-			mds:  []*cluster.Record{poolMD("pool-a", 1)},
+			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"),
 			},
@@ -536,7 +524,7 @@ func TestHeal_FailedReadSkipsThePassWithoutReportingOrPruning(t *testing.T) {
 // docs/contract.md#g-3: a heal outcome reaches the wire even after 20 older
 // scale reports.
 func TestHeal_NewestOutcomeIsPublishedPastTwentyOlderReports(t *testing.T) {
-	var mds []*cluster.Record
+	var mds []*cluster.MachineDeployment
 	var pools []desired.Pool
 	for _, name := range []string{"p00", "p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09",
 		"p10", "p11", "p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19"} {
@@ -559,68 +547,6 @@ func TestHeal_NewestOutcomeIsPublishedPastTwentyOlderReports(t *testing.T) {
 		t.Fatalf("published %d reports, want 20", len(published))
 	}
 	checkTyped(t, "published", wire.ActionHeal, published, []report{{"p00-m1", wire.StatusDone, 7, "recreates"}})
-}
-
-func TestExecute_EveryFlagOffTouchesNoFakeAndStopsEveryCache(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 1))
-	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
-	h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
-	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
-	h.seed(7, wire.Action{Type: wire.ActionHeal, Target: "pool-a-m1", Status: wire.StatusPending, Detail: "cooldown", Revision: 7})
-	v := "v1.35.6"
-	doc := desired.Document{Revision: 7, KubernetesVersion: &v, WorkerPools: []desired.Pool{pool("pool-a", 2)},
-		Healing: healPolicy(1, 0)}
-
-	if retry := h.exec.Execute(t.Context(), doc); retry {
-		t.Error("retry = true, want false")
-	}
-	for what, n := range h.world.calls() {
-		if n != 0 {
-			t.Errorf("%s called %d times, want 0", what, n)
-		}
-	}
-	if h.cluster.ensures != 0 || h.cluster.lists != 0 || h.cluster.gets != 0 || len(h.patcher.patches) != 0 ||
-		h.version.calls != 0 || h.fence.calls != 0 {
-		t.Errorf("MD ensures %d, lists %d, gets %d, patches %d, version reads %d, fence checks %d; want none",
-			h.cluster.ensures, h.cluster.lists, h.cluster.gets, len(h.patcher.patches), h.version.calls, h.fence.calls)
-	}
-	if h.cluster.stops != 1 || h.world.machineStops != 1 || h.world.nodeStops != 1 {
-		t.Errorf("stops: MDs %d, Machines %d, Nodes %d; want each 1", h.cluster.stops, h.world.machineStops, h.world.nodeStops)
-	}
-	if h.store.Snapshot() != nil || h.store.Revision() != 0 {
-		t.Errorf("store holds %+v at revision %d, want it cleared", h.store.Snapshot(), h.store.Revision())
-	}
-}
-
-// docs/contract.md#g-2: healing switched off at the same revision drops its
-// reports at once and stops watching Nodes, while scaling goes on.
-func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNodes(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 1))
-	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
-	h.world.addNodes(node("node-1", "False", start.Add(-time.Hour)))
-	doc := healing(7, healPolicy(0, 0))
-	doc.Execution.Scaling = true
-	doc.WorkerPools = []desired.Pool{pool("pool-a", 1)}
-
-	h.exec.Execute(t.Context(), doc)
-	checkTyped(t, "healing on", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "maxUnhealthy 0"}})
-	nodeEnsures, nodeStops := h.world.nodeEnsures, h.world.nodeStops
-
-	doc.Execution.Healing = false
-	if retry := h.exec.Execute(t.Context(), doc); retry {
-		t.Error("retry = true, want false")
-	}
-	if got := ofType(wire.ActionHeal, h.store.Snapshot()); got != nil {
-		t.Errorf("heal reports %+v survived healing being switched off", got)
-	}
-	checkTyped(t, "scale", wire.ActionScale, h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "already at 1 replicas"}})
-	if h.world.nodeStops != nodeStops+1 || h.world.nodeEnsures != nodeEnsures {
-		t.Errorf("Node cache stops %d → %d, ensures %d → %d; want one more stop and no Ensure",
-			nodeStops, h.world.nodeStops, nodeEnsures, h.world.nodeEnsures)
-	}
-	if ofType(wire.ActionHeal, h.publisher.last(t).Actions) != nil {
-		t.Error("the published document still carries heal reports")
-	}
 }
 
 // The fence is consulted before every delete: without the lease no Machine
@@ -656,281 +582,6 @@ func TestHeal_LostLeaseSendsNoDelete(t *testing.T) {
 	h.exec.Execute(t.Context(), doc)
 	if len(h.world.machineDeletes) != 1 || len(h.world.podDeletes) != 0 {
 		t.Errorf("machine deletes %+v, pod deletes %+v; want nothing more without the lease", h.world.machineDeletes, h.world.podDeletes)
-	}
-}
-
-// healedWithStuckPods is a harness whose executor deleted pool-a-m1 at
-// start, its node-1 unreachable with two pods stuck Terminating, one pod
-// not asked to leave, and a stuck pod on another node.
-func healedWithStuckPods(t *testing.T) (*healHarness, desired.Document) {
-	t.Helper()
-	h := newHealHarness(t, poolMD("pool-a", 2))
-	down := start.Add(-10 * time.Minute)
-	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
-	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down))
-	h.world.pods = []heal.Pod{
-		stuckPod("apps", "web-1", "node-1"),
-		{Namespace: "apps", Name: "db-0", UID: "uid-db-0", NodeName: "node-1"},
-		stuckPod("apps", "web-0", "node-1"),
-		stuckPod("apps", "other-0", "node-2"),
-	}
-	doc := healing(7, healPolicy(1, 0))
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.machineDeletes) != 1 || h.exec.Memory.Tracked["pool-a-m1"] == nil {
-		t.Fatalf("setup: machine deletes %+v, tracked %v; want pool-a-m1 deleted and tracked",
-			h.world.machineDeletes, h.exec.Memory.Tracked)
-	}
-	return h, doc
-}
-
-func podNames(pods []heal.Pod) []string {
-	var out []string
-	for _, p := range pods {
-		out = append(out, p.Namespace+"/"+p.Name)
-	}
-	return out
-}
-
-func TestUnwedge_ForceDeletesOnlyStuckPodsOnTheDeadNodeOnce(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-
-	want := []podDelete{{"apps", "web-0", "uid-web-0"}, {"apps", "web-1", "uid-web-1"}}
-	if !reflect.DeepEqual(h.world.podDeletes, want) {
-		t.Fatalf("pod deletes %+v, want %+v", h.world.podDeletes, want)
-	}
-	if got, want := podNames(h.world.pods), []string{"apps/db-0", "apps/other-0"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("pods left %v, want %v", got, want)
-	}
-	wantReports := []report{{"pool-a-m1", wire.StatusDone, 7, "deleted Machine|unwedged|2 pod(s)|node-1"}}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), wantReports)
-	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, wantReports)
-	if d := h.store.Snapshot()[0].Detail; strings.Contains(d, "failed") {
-		t.Errorf("detail %q reports failures, want none", d)
-	}
-
-	// A pod that gets stuck later is left alone: the attempt is used.
-	h.world.pods = append(h.world.pods, stuckPod("apps", "web-2", "node-1"))
-	h.clock.advance(10 * time.Minute)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 || h.world.podLists != 1 {
-		t.Errorf("pod deletes %+v, pod lists %d; want no second unwedge", h.world.podDeletes, h.world.podLists)
-	}
-
-	// Teardown ends: the tracking goes, the done report stays.
-	delete(h.world.machines, "pool-a-m1")
-	delete(h.world.nodes, "node-1")
-	h.exec.Execute(t.Context(), doc)
-	if len(h.exec.Memory.Tracked) != 0 {
-		t.Errorf("tracked %v after the Machine is gone, want nothing", h.exec.Memory.Tracked)
-	}
-	checkTyped(t, "after teardown", wire.ActionHeal, h.store.Snapshot(), wantReports)
-}
-
-func TestUnwedge_ReportsPodsThatFailedToDelete(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.podDeleteErr["apps/web-0"] = apierrors.NewServiceUnavailable("etcd leader changed")
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 {
-		t.Errorf("pod deletes %+v, want both tried", h.world.podDeletes)
-	}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
-		{"pool-a-m1", wire.StatusDone, 7, "unwedged|1 pod(s)|node-1|(1 failed)"},
-	})
-}
-
-func TestUnwedge_TracksOnlyMachinesThisExecutorDeleted(t *testing.T) {
-	cases := []struct {
-		name        string
-		deleteErr   error
-		liveRV      string
-		wantTracked bool
-	}{
-		{name: "a delete that landed is tracked", wantTracked: true},
-		{name: "a refused delete is not", deleteErr: apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New("no delete verb"))},
-		{name: "a Machine already gone is not", deleteErr: apierrors.NewNotFound(machineResource, "pool-a-m1")},
-		{name: "a precondition conflict is not", liveRV: "12"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHealHarness(t, poolMD("pool-a", 1))
-			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
-			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
-			h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
-			if tc.deleteErr != nil {
-				h.world.deleteErr["pool-a-m1"] = tc.deleteErr
-			}
-			if tc.liveRV != "" {
-				h.world.liveRV["pool-a-m1"] = tc.liveRV
-			}
-			doc := healing(7, healPolicy(1, 0))
-			h.exec.Execute(t.Context(), doc)
-			if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok != tc.wantTracked {
-				t.Fatalf("tracked = %v, want %v", ok, tc.wantTracked)
-			}
-			// Whatever the outcome, an hour later someone else set it
-			// deleting: only a tracked machine is unwedged.
-			h.world.deleteErr = map[string]error{}
-			h.world.liveRV = map[string]string{}
-			h.world.machines["pool-a-m1"].Deleting = true
-			h.clock.advance(time.Hour)
-			h.exec.Execute(t.Context(), doc)
-			if got := len(h.world.podDeletes) == 1; got != tc.wantTracked {
-				t.Errorf("pod deletes %+v, want them only for a tracked machine", h.world.podDeletes)
-			}
-		})
-	}
-}
-
-func TestUnwedge_NeverTouchesAMachineThisExecutorDidNotDelete(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 1))
-	h.world.add(deleting(machine("pool-a-m1", "pool-a", "node-1")))
-	h.world.addNodes(node("node-1", "Unknown", start.Add(-24*time.Hour)))
-	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1")}
-	doc := healing(7, healPolicy(1, 0))
-	for range 3 {
-		h.exec.Execute(t.Context(), doc)
-		h.clock.advance(time.Hour)
-	}
-	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 || len(h.world.machineDeletes) != 0 {
-		t.Errorf("pod lists %d, pod deletes %+v, machine deletes %+v; want none",
-			h.world.podLists, h.world.podDeletes, h.world.machineDeletes)
-	}
-	if h.store.Snapshot() != nil {
-		t.Errorf("reports %+v, want none", h.store.Snapshot())
-	}
-}
-
-func TestUnwedge_RecoveredNodeKeepsTheAttemptForALaterOutage(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.addNodes(node("node-1", "True", start.Add(time.Minute)))
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
-		t.Fatalf("pod lists %d, pod deletes %+v for a Ready node; want none", h.world.podLists, h.world.podDeletes)
-	}
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
-		t.Fatalf("tracked %+v, want the attempt unused", tr)
-	}
-
-	h.world.addNodes(node("node-1", "Unknown", h.clock.now))
-	h.clock.advance(time.Minute)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 {
-		t.Errorf("pod deletes %+v, want the two stuck pods once the node is Unknown", h.world.podDeletes)
-	}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "unwedged|2 pod(s)"}})
-}
-
-func TestUnwedge_ForbiddenPodDeleteStaysDoneAndIsNeverRetried(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.podDeleteErr["apps/web-0"] = apierrors.NewForbidden(podResource, "web-0", errors.New("no delete verb"))
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	if want := []podDelete{{"apps", "web-0", "uid-web-0"}}; !reflect.DeepEqual(h.world.podDeletes, want) {
-		t.Fatalf("pod deletes %+v, want %+v: a Forbidden stops at once", h.world.podDeletes, want)
-	}
-	want := []report{{"pool-a-m1", wire.StatusDone, 7, "unwedge forbidden|RBAC|node-1"}}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), want)
-	if got := podNames(h.world.pods); len(got) != 4 {
-		t.Errorf("pods %v, want all four still there", got)
-	}
-
-	h.clock.advance(time.Hour)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 1 || h.world.podLists != 1 {
-		t.Errorf("pod deletes %+v, pod lists %d; want no retry", h.world.podDeletes, h.world.podLists)
-	}
-	checkTyped(t, "later", wire.ActionHeal, h.store.Snapshot(), want)
-}
-
-func TestUnwedge_ForbiddenPodListStaysDoneAndIsNeverRetried(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.podsErr = apierrors.NewForbidden(podResource, "", errors.New("no list verb"))
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	want := []report{{"pool-a-m1", wire.StatusDone, 7, "unwedge forbidden|RBAC|node-1"}}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), want)
-
-	h.world.podsErr = nil
-	h.clock.advance(time.Hour)
-	h.exec.Execute(t.Context(), doc)
-	if h.world.podLists != 1 || len(h.world.podDeletes) != 0 {
-		t.Errorf("pod lists %d, pod deletes %+v; want the list never retried", h.world.podLists, h.world.podDeletes)
-	}
-	checkTyped(t, "later", wire.ActionHeal, h.store.Snapshot(), want)
-}
-
-func TestUnwedge_TransientPodListFailureIsRetried(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.podsErr = apierrors.NewServiceUnavailable("etcd leader changed")
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted || len(h.world.podDeletes) != 0 {
-		t.Fatalf("tracked %+v, pod deletes %+v; want the attempt unused", tr, h.world.podDeletes)
-	}
-	h.world.podsErr = nil
-	h.clock.advance(time.Minute)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 || h.world.podLists != 2 {
-		t.Errorf("pod deletes %+v, pod lists %d; want the unwedge on the next pass", h.world.podDeletes, h.world.podLists)
-	}
-}
-
-func TestUnwedge_FiresExactlyAtTheEvictionTimeout(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	for _, at := range []time.Duration{2 * time.Minute, 300*time.Second - time.Second} {
-		h.clock.set(start.Add(at))
-		h.exec.Execute(t.Context(), doc)
-		if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
-			t.Fatalf("at +%s: pod lists %d, pod deletes %+v; want none before the timeout", at, h.world.podLists, h.world.podDeletes)
-		}
-	}
-	h.clock.set(start.Add(300 * time.Second))
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 {
-		t.Errorf("at +300s: pod deletes %+v, want the two stuck pods", h.world.podDeletes)
-	}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "unwedged after 5m0s"}})
-}
-
-func TestUnwedge_JoinlessHealHasNothingToUnwedge(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 1))
-	h.world.add(joinless("pool-a-m1", "pool-a", time.Hour))
-	h.world.addNodes(node("node-1", "True", start.Add(-time.Hour)))
-	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1"), stuckPod("apps", "web-1", "")}
-	doc := healing(7, healPolicy(1, 0))
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.machineDeletes) != 1 || h.world.nodeGets != 0 {
-		t.Fatalf("machine deletes %+v, node re-reads %d; want the joinless Machine deleted without a node read",
-			h.world.machineDeletes, h.world.nodeGets)
-	}
-	h.clock.advance(time.Hour)
-	h.exec.Execute(t.Context(), doc)
-	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
-		t.Errorf("pod lists %d, pod deletes %+v; want none for a joinless heal", h.world.podLists, h.world.podDeletes)
-	}
-	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "no node joined"}})
-}
-
-// A fence that refuses (a failed Lease read, a renewal inside the safety
-// margin) while the term goes on is not the unwedge failing: its one attempt
-// is kept, and the next pass force-deletes the stuck pods.
-func TestUnwedge_AFenceRefusalDoesNotUseUpTheAttempt(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.clock.advance(300 * time.Second)
-	h.fence.err = fmt.Errorf("confirm the lease before writing: %w", apierrors.NewServiceUnavailable("etcd leader changed"))
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 0 {
-		t.Fatalf("pod deletes %+v sent past a refusing fence", h.world.podDeletes)
-	}
-	h.fence.err = nil
-	h.clock.advance(time.Minute)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 {
-		t.Errorf("pod deletes %+v, want the two stuck pods once the fence allows", h.world.podDeletes)
 	}
 }
 
@@ -973,22 +624,6 @@ func TestHeal_AmbiguouslyOwnedOrUnnamedMachinesAreRefused(t *testing.T) {
 		{"pool-a-m1", wire.StatusFailed, 4, "no owning MachineDeployment"},
 		{"unnamed-m1", wire.StatusFailed, 4, "not among the desired state's workerPools"},
 	})
-}
-
-// The cache may lag a recovery: a node the cache still shows NotReady but
-// the apiserver shows Ready gets nothing force-deleted, and the attempt is
-// kept.
-func TestUnwedge_FreshNodeReadOverridesAStaleCache(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.liveNodes = map[string]*cluster.Node{"node-1": node("node-1", "True", start.Add(time.Minute))}
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
-		t.Fatalf("pod lists %d, pod deletes %+v for a node the apiserver shows Ready", h.world.podLists, h.world.podDeletes)
-	}
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
-		t.Fatalf("tracked %+v, want the attempt unused", tr)
-	}
 }
 
 // Every heal delete and unwedge is also an Event on its Machine, and a roll's
@@ -1113,45 +748,117 @@ func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
 	}
 }
 
-// A node that recovered and went NotReady again a moment ago may still run
-// its pods: nothing is force-deleted until it has been down 60 s.
-func TestUnwedge_ANodeDownForLessThanAMinuteIsLeftAlone(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.clock.advance(300 * time.Second)
-	h.world.liveNodes = map[string]*cluster.Node{"node-1": node("node-1", "False", h.clock.now.Add(-59*time.Second))}
+// A slow apiserver makes a pass long: the cooldown and the eviction timeout
+// run from when the Machine delete returned, never from when the pass
+// began, or they would run short by the length of the pass.
+func TestHeal_CooldownRunsFromWhenTheDeleteReturnedNotFromThePassStart(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "False", down))
+	h.world.slow = func() { h.clock.advance(40 * time.Second) } // every delete takes 40 s
+	doc := healing(7, healPolicy(2, 900))
+	pass := start.Add(16 * time.Minute) // past the term's own cooldown
+	h.clock.set(pass)
+
 	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 0 {
-		t.Fatalf("pod deletes %+v on a node down 59 s", h.world.podDeletes)
+	if len(h.world.machineDeletes) != 1 {
+		t.Fatalf("first pass: machine deletes %+v, want pool-a-m1 only", h.world.machineDeletes)
 	}
-	h.clock.advance(time.Second)
+	returned := pass.Add(40 * time.Second)
+	if got := h.exec.Memory.LastHeal["pool-a"]; !got.Equal(returned) {
+		t.Errorf("pool-a's last heal = %s, want %s: when the delete returned", got, returned)
+	}
+
+	// 900 s after the pass began, but 40 s short of 900 s after the delete.
+	h.clock.set(pass.Add(900 * time.Second))
 	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 {
-		t.Errorf("pod deletes %+v at 60 s, want the two stuck pods", h.world.podDeletes)
+	if n := len(h.world.machineDeletes); n != 1 {
+		t.Fatalf("%d machine deletes 860 s after the first delete returned, want the 900 s cooldown to hold", n)
+	}
+	checkTyped(t, "860 s after", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
+		{"pool-a-m2", wire.StatusPending, 7, "cooldown|40s remaining"},
+	})
+
+	h.clock.set(returned.Add(900 * time.Second))
+	h.exec.Execute(t.Context(), doc)
+	if n := len(h.world.machineDeletes); n != 2 {
+		t.Errorf("%d machine deletes 900 s after the first returned, want the second", n)
 	}
 }
 
-// A Machine cache that has not caught up with a healed machine's creation
-// does not cost it its unwedge: only a direct List that agrees it is gone
-// ends the tracking.
-func TestUnwedge_AMachineMissingOnlyFromTheCacheIsStillFollowed(t *testing.T) {
-	h, doc := healedWithStuckPods(t)
-	h.world.liveMachines = maps.Clone(h.world.machines)
-	delete(h.world.machines, "pool-a-m1") // the cache lags; the apiserver has it
-	h.clock.advance(time.Minute)
-	h.exec.Execute(t.Context(), doc)
-	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; !ok {
-		t.Fatal("tracking dropped on the cache's word alone")
+// machine-controller writes a Machine's status.nodeRef some time after the
+// Node joined; until then the Node names its Machine by machine-controller's
+// own marks. A Machine past its startup window whose Node has joined and is
+// Ready is a working server behind a lagging controller, not a machine
+// that never joined: it is reported, never deleted.
+func TestHeal_JoinlessMachineWhoseNodeIsReadyIsNotDeleted(t *testing.T) {
+	down := start.Add(-10 * time.Minute)
+	cases := []struct {
+		name        string
+		node        *cluster.Node
+		wantDeletes int
+		want        report
+	}{
+		{
+			name: "a control: no Node of its own, so it never joined and is replaced",
+			node: node("somebody-else", "True", down), wantDeletes: 1,
+			want: report{"pool-a-m1", wire.StatusDone, 7, "no node joined|recreates"},
+		},
+		{
+			name: "its Node carries its name",
+			node: node("pool-a-m1", "True", down),
+			want: report{"pool-a-m1", wire.StatusPending, 7, "status.nodeRef|pool-a-m1|Ready|machine-controller"},
+		},
+		{
+			name: "its Node carries its UID in machine-controller/owned-by",
+			node: marked(node("hz-4711", "True", down), "uid-pool-a-m1", ""),
+			want: report{"pool-a-m1", wire.StatusPending, 7, "status.nodeRef|hz-4711|Ready|owned-by"},
+		},
+		{
+			name: "its Node carries its namespace/name in cluster.k8s.io/machine",
+			node: marked(node("hz-4711", "True", down), "", mdNamespace+"/pool-a-m1"),
+			want: report{"pool-a-m1", wire.StatusPending, 7, "status.nodeRef|hz-4711|Ready|cluster.k8s.io/machine"},
+		},
+		{
+			name: "a control: marks naming another Machine tie nothing to it",
+			node: marked(node("hz-4711", "True", down), "uid-pool-a-m9", "other-ns/pool-a-m1"), wantDeletes: 1,
+			want: report{"pool-a-m1", wire.StatusDone, 7, "no node joined|recreates"},
+		},
+		{
+			name: "a Node named after it that has no Ready condition yet is still joining",
+			node: node("pool-a-m1", "", time.Time{}),
+			want: report{"pool-a-m1", wire.StatusPending, 7, "status.nodeRef|pool-a-m1"},
+		},
+		{
+			name: "a Node named after it NotReady for less than unhealthyAfter",
+			node: node("pool-a-m1", "False", start.Add(-299*time.Second)),
+			want: report{"pool-a-m1", wire.StatusPending, 7, "status.nodeRef|pool-a-m1|NotReady"},
+		},
+		{
+			name: "a Node named after it and down for unhealthyAfter is judged as its node",
+			node: node("pool-a-m1", "Unknown", start.Add(-300*time.Second)), wantDeletes: 1,
+			want: report{"pool-a-m1", wire.StatusDone, 7, "node pool-a-m1 Unknown for 5m0s|recreates"},
+		},
 	}
-	h.world.machines, h.world.liveMachines = h.world.liveMachines, nil
-	h.clock.advance(300 * time.Second)
-	h.exec.Execute(t.Context(), doc)
-	if len(h.world.podDeletes) != 2 {
-		t.Errorf("pod deletes %+v, want the two stuck pods", h.world.podDeletes)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", 1))
+			h.world.add(joinless("pool-a-m1", "pool-a", time.Hour))
+			h.world.addNodes(tc.node)
+			h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+			if n := len(h.world.machineDeletes); n != tc.wantDeletes {
+				t.Errorf("%d machine deletes %+v, want %d", n, h.world.machineDeletes, tc.wantDeletes)
+			}
+			checkTyped(t, tc.name, wire.ActionHeal, h.store.Snapshot(), []report{tc.want})
+		})
 	}
-	delete(h.world.machines, "pool-a-m1") // now really gone
-	h.clock.advance(time.Minute)
-	h.exec.Execute(t.Context(), doc)
-	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok {
-		t.Error("tracking kept for a machine a direct List shows gone")
-	}
+}
+
+// marked is n bearing machine-controller's marks: uid in the owned-by
+// label, machine ("namespace/name") in the machine annotation.
+func marked(n *cluster.Node, uid types.UID, machine string) *cluster.Node {
+	n.OwnerUID, n.OwnerMachine = uid, machine
+	return n
 }

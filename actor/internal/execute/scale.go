@@ -23,7 +23,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	if len(pools) == 0 {
 		return false
 	}
-	var records map[string]*cluster.Record
+	var records map[string]*cluster.MachineDeployment
 	var listErr error
 	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
 		listErr = err
@@ -37,12 +37,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	}
 	// What this revision reported before the pass, to tell news from a
 	// repeat once the in-progress mark has passed through the store.
-	before := map[string]wire.Action{}
-	for _, a := range e.Store.Snapshot() {
-		if a.Type == wire.ActionScale {
-			before[a.Target] = a
-		}
-	}
+	before := e.reported(wire.ActionScale)
 	// outcomes holds only the reports of steps that wrote or were queued:
 	// scale.Retry reads refusals from the plan, and they never retry.
 	outcomes := make([]wire.Action, 0, len(steps))
@@ -78,7 +73,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 // behind a final decision that writes nothing, since the cache may lag a
 // change that would alter it. It refreshes records in place and reports
 // whether anything differed, so the caller can plan again on fresh data.
-func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*cluster.Record) bool {
+func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*cluster.MachineDeployment) bool {
 	changed := false
 	for _, st := range steps {
 		a := st.Action
@@ -104,7 +99,7 @@ func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[
 	return changed
 }
 
-func toMDs(records map[string]*cluster.Record) map[string]scale.MD {
+func toMDs(records map[string]*cluster.MachineDeployment) map[string]scale.MD {
 	if records == nil {
 		return nil
 	}
@@ -137,7 +132,7 @@ func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []b
 
 // event records every act and refusal on the MachineDeployment it concerns,
 // so `kubectl describe machinedeployment` says what the agent did and why.
-func (e *Executor) event(ctx context.Context, records map[string]*cluster.Record, a wire.Action) {
+func (e *Executor) event(ctx context.Context, records map[string]*cluster.MachineDeployment, a wire.Action) {
 	md, ok := records[a.Target]
 	if !ok || a.Status == wire.StatusPending && a.Detail == "" {
 		return
@@ -152,6 +147,6 @@ func (e *Executor) event(ctx context.Context, records map[string]*cluster.Record
 	e.Events.Event(ctx, mdObject(md), a.Status == wire.StatusFailed, reason, eventMessage(a))
 }
 
-func mdObject(md *cluster.Record) Object {
+func mdObject(md *cluster.MachineDeployment) Object {
 	return Object{Kind: "MachineDeployment", Namespace: md.Namespace, Name: md.Name, UID: md.UID, ResourceVersion: md.ResourceVersion}
 }

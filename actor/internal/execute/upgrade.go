@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -10,18 +11,8 @@ import (
 	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/upgrade"
-	"kubehz.dev/agent/shared/machinepool"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// Version reads every source of the control plane's version the actor can
-// see (each control-plane Node's kubelet, each kube-apiserver static pod's
-// image tag, /version); an error means one of them could not be read. The
-// upgrade pre-flight checks the target against the version the gate
-// vouches for.
-type Version interface {
-	ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error)
-}
 
 // upgrade runs one upgrade pass and reports whether it wants a retry.
 func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
@@ -117,43 +108,40 @@ func rolls(steps []upgrade.Step) bool {
 // direct, straight from the apiserver; a failed read is handed to the
 // planner, which reports every pool failed and retries.
 func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Observed {
-	var o upgrade.Observed
-	e.step()
-	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
-		o.MDsErr = err
-		return o
+	if err := e.ensure(ctx, false); err != nil {
+		return failedRead(err)
 	}
-	e.step()
-	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
-		o.MachinesErr = err
-		return o
-	}
-	records, machines := e.MDs.List(), e.Machines.List()
+	w := e.cached(false)
 	if direct {
 		var err error
-		if records, err = e.MDs.Fresh(ctx); err != nil {
-			o.MDsErr = err
-			return o
-		}
-		if machines, err = e.Machines.Fresh(ctx); err != nil {
-			o.MachinesErr = err
-			return o
+		if w, err = e.fresh(ctx, false); err != nil {
+			return failedRead(err)
 		}
 	}
-	o.MDs = make(map[string]upgrade.MD, len(records))
-	pools := make([]machinepool.Pool, 0, len(records))
-	for name, r := range records {
+	o := upgrade.Observed{MDs: make(map[string]upgrade.MD, len(w.mds))}
+	for name, r := range w.mds {
 		o.MDs[name] = upgrade.MD{Name: r.Name, ResourceVersion: r.ResourceVersion, Kubelet: r.Kubelet,
 			Replicas: r.Replicas, Guard: poolOf(r), Annotations: r.Annotations}
-		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
 	}
-	resolver := machinepool.NewResolver(pools)
-	for _, m := range machines {
-		o.Machines = append(o.Machines, upgradeMachine(m, resolver))
+	for _, m := range w.machines {
+		o.Machines = append(o.Machines, upgradeMachine(m, w))
 	}
 	e.step()
 	o.ControlPlane, o.ControlPlaneWhy = e.controlPlane(ctx)
 	return o
+}
+
+// failedRead is what the planner sees of a read that failed: the error of
+// the MachineDeployments or of the Machines, whichever failed.
+func failedRead(err error) upgrade.Observed {
+	var re *readError
+	if !errors.As(err, &re) {
+		return upgrade.Observed{MDsErr: err}
+	}
+	if re.from == fromMachines {
+		return upgrade.Observed{MachinesErr: re.err}
+	}
+	return upgrade.Observed{MDsErr: re.err}
 }
 
 // controlPlane samples every source of the control plane's version and
@@ -193,7 +181,7 @@ func (e *Executor) controlPlane(ctx context.Context) (vouched, why string) {
 // upgradeMachine counts m toward the one pool that owns it; a machine
 // several pools could own counts toward none, but still shows each of them
 // as rolling if its kubelet differs.
-func upgradeMachine(m *cluster.Machine, r machinepool.Resolver) upgrade.Machine {
-	return upgrade.Machine{Name: m.Name, Pool: owner(r, m), Candidates: r.Candidates(m.Labels, m.MachineSets),
+func upgradeMachine(m *cluster.Machine, w world) upgrade.Machine {
+	return upgrade.Machine{Name: m.Name, Pool: w.owner(m), Candidates: w.resolver.Candidates(m.Labels, m.MachineSets),
 		Kubelet: m.Kubelet, NodeName: m.NodeName, Deleting: m.Deleting}
 }

@@ -26,20 +26,20 @@ func (c mdCache) Ensure(base, ctx context.Context) error {
 
 func (c mdCache) Stop() { c.a.cache.mds.running = false }
 
-func (c mdCache) List() map[string]*cluster.Record {
+func (c mdCache) List() map[string]*cluster.MachineDeployment {
 	c.a.reads++
 	return mdRecords(c.a.cache.listMDs())
 }
 
-func mdRecords(mds []*md) map[string]*cluster.Record {
-	out := make(map[string]*cluster.Record, len(mds))
+func mdRecords(mds []*md) map[string]*cluster.MachineDeployment {
+	out := make(map[string]*cluster.MachineDeployment, len(mds))
 	for _, d := range mds {
 		out[d.name] = d.record()
 	}
 	return out
 }
 
-func (c mdCache) Get(ctx context.Context, name string) (*cluster.Record, error) {
+func (c mdCache) Get(ctx context.Context, name string) (*cluster.MachineDeployment, error) {
 	c.a.reads++
 	if c.a.fail(c.a.f.get) {
 		return nil, errors.New("get: timeout")
@@ -51,7 +51,7 @@ func (c mdCache) Get(ctx context.Context, name string) (*cluster.Record, error) 
 }
 
 // Fresh is a direct List: the world as it is.
-func (c mdCache) Fresh(ctx context.Context) (map[string]*cluster.Record, error) {
+func (c mdCache) Fresh(ctx context.Context) (map[string]*cluster.MachineDeployment, error) {
 	c.a.reads++
 	if c.a.fail(c.a.f.get) {
 		return nil, errors.New("list: timeout")
@@ -59,8 +59,8 @@ func (c mdCache) Fresh(ctx context.Context) (map[string]*cluster.Record, error) 
 	return mdRecords(c.a.w.mds), nil
 }
 
-func (d *md) record() *cluster.Record {
-	r := &cluster.Record{Namespace: namespace, Name: d.name, ResourceVersion: strconv.Itoa(d.rv),
+func (d *md) record() *cluster.MachineDeployment {
+	r := &cluster.MachineDeployment{Namespace: namespace, Name: d.name, ResourceVersion: strconv.Itoa(d.rv),
 		UID: types.UID("uid-md-" + d.name), Labels: cloneMap(d.labels), Annotations: cloneMap(d.annots),
 		TemplateLabels: cloneMap(d.tpl), TemplateSpecMetaLabels: cloneMap(d.tplMeta),
 		TemplateSpecLabels: cloneMap(d.tplSpec), Kubelet: d.kubelet}

@@ -1,32 +1,19 @@
 package cluster
 
 import (
-	"kubehz.dev/agent/shared/informer"
-
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/informer"
 )
-
-// machineDeployment builds the object as the dynamic client decodes it from
-// JSON: nested maps, strings, and numbers as int64 or float64.
-func machineDeployment(namespace, name string, replicas any) *unstructured.Unstructured {
-	spec := map[string]any{}
-	if replicas != nil {
-		spec["replicas"] = replicas
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "cluster.k8s.io/v1alpha1",
-		"kind":       "MachineDeployment",
-		"metadata":   map[string]any{"namespace": namespace, "name": name},
-		"spec":       spec,
-	}}
-}
-
-func int64Ptr(n int64) *int64 { return &n }
 
 func TestTransform_ReadsWhatTheDecisionsNeed(t *testing.T) {
 	full := machineDeployment("kube-system", "pool-a", int64(3))
@@ -51,12 +38,12 @@ func TestTransform_ReadsWhatTheDecisionsNeed(t *testing.T) {
 	cases := []struct {
 		name string
 		in   *unstructured.Unstructured
-		want *Record
+		want *MachineDeployment
 	}{
 		{
 			name: "every field read",
 			in:   full,
-			want: &Record{
+			want: &MachineDeployment{
 				Namespace: "kube-system", Name: "pool-a", ResourceVersion: "417",
 				UID:                    "0b6f5c1e-7d0a-4c53-9a51-3f0d3c1f9b2e",
 				Replicas:               int64Ptr(3),
@@ -70,27 +57,27 @@ func TestTransform_ReadsWhatTheDecisionsNeed(t *testing.T) {
 		{
 			name: "replicas as float64",
 			in:   machineDeployment("kube-system", "pool-a", float64(5)),
-			want: &Record{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(5)},
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(5)},
 		},
 		{
 			name: "replicas zero is known, not missing",
 			in:   machineDeployment("kube-system", "pool-a", int64(0)),
-			want: &Record{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(0)},
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(0)},
 		},
 		{
 			name: "missing replicas is unknown",
 			in:   machineDeployment("kube-system", "pool-a", nil),
-			want: &Record{Namespace: "kube-system", Name: "pool-a"},
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
 		},
 		{
 			name: "replicas of another type is unknown",
 			in:   machineDeployment("kube-system", "pool-a", "3"),
-			want: &Record{Namespace: "kube-system", Name: "pool-a"},
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
 		},
 		{
 			name: "a template label map of the wrong shape is absent",
 			in:   badTemplate,
-			want: &Record{Namespace: "kube-system", Name: "pool-b", Replicas: int64Ptr(1)},
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-b", Replicas: int64Ptr(1)},
 		},
 	}
 	for _, tc := range cases {
@@ -175,8 +162,38 @@ func TestTransform_ControlPlaneKeySurvivesANonStringLabelValue(t *testing.T) {
 			"node-role.kubernetes.io/control-plane": "", "odd": int64(7),
 		}}}},
 	}}
-	r := recordFrom(u)
+	r := machineDeploymentFrom(u)
 	if _, ok := r.TemplateLabels["node-role.kubernetes.io/control-plane"]; !ok {
 		t.Fatalf("template labels %v lost the control-plane key", r.TemplateLabels)
+	}
+}
+
+// Get and Fresh read past the cache: the stopped cache below has never
+// listed, yet both see the apiserver's objects, and a missing
+// MachineDeployment is no error.
+func TestMachineDeployments_GetAndFreshReadTheAPIServer(t *testing.T) {
+	client := newFakeDynamic(machineDeployment(testNamespace, "pool-a", int64(2)))
+	c := newMDCache(client)
+	got, err := c.Get(t.Context(), "pool-a")
+	if err != nil || got == nil || got.Name != "pool-a" || got.Replicas == nil || *got.Replicas != 2 {
+		t.Fatalf("Get(pool-a) = %+v, %v; want its record", got, err)
+	}
+	if got, err := c.Get(t.Context(), "absent"); got != nil || err != nil {
+		t.Errorf("Get(absent) = %+v, %v; want nil, nil", got, err)
+	}
+	all, err := c.Fresh(t.Context())
+	if err != nil || len(all) != 1 || all["pool-a"] == nil {
+		t.Errorf("Fresh = %v, %v; want pool-a by name", all, err)
+	}
+	if c.List() != nil {
+		t.Error("List of a stopped cache is not nil after direct reads")
+	}
+
+	client.PrependReactor("get", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(MachineDeploymentGVR.GroupResource(), "pool-a", errors.New("no"))
+	})
+	_, err = c.Get(t.Context(), "pool-a")
+	if !apierrors.IsForbidden(err) || !strings.HasPrefix(err.Error(), "get MachineDeployment kube-system/pool-a: ") {
+		t.Errorf("Get refused = %v, want the Forbidden wrapped with the namespace/name", err)
 	}
 }

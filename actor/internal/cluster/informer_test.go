@@ -15,23 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
-const testNamespace = "kube-system"
-
-func newFakeDynamic(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
-	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{GVR: "MachineDeploymentList"}, objects...)
-}
-
-func newCache(client *dynamicfake.FakeDynamicClient) *Cache {
-	return New(client, nil, testNamespace, slog.New(slog.DiscardHandler))
-}
-
 // names returns the record names and their replica counts, -1 for unknown.
-func names(records map[string]*Record) map[string]int64 {
+func names(records map[string]*MachineDeployment) map[string]int64 {
 	if records == nil {
 		return nil
 	}
@@ -58,7 +46,7 @@ func equalCounts(a, b map[string]int64) bool {
 }
 
 // eventually polls List until it holds want, failing the test after 10 s.
-func eventually(t *testing.T, c *Cache, want map[string]int64) {
+func eventually(t *testing.T, c *MachineDeployments, want map[string]int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -80,7 +68,7 @@ func TestCache_EnsureListsThenFollowsTheWatch(t *testing.T) {
 		machineDeployment(testNamespace, "pool-b", nil),
 		machineDeployment("elsewhere", "pool-c", int64(1)),
 	)
-	c := newCache(client)
+	c := newMDCache(client)
 	if got := c.List(); got != nil {
 		t.Fatalf("List before Ensure = %v, want nil", got)
 	}
@@ -103,7 +91,7 @@ func TestCache_EnsureListsThenFollowsTheWatch(t *testing.T) {
 		t.Errorf("%d lists after two Ensures, want 1", n)
 	}
 
-	mds := client.Resource(GVR).Namespace(testNamespace)
+	mds := client.Resource(MachineDeploymentGVR).Namespace(testNamespace)
 	if _, err := mds.Create(t.Context(), machineDeployment(testNamespace, "pool-d", int64(4)), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create pool-d: %v", err)
 	}
@@ -135,7 +123,7 @@ func TestCache_EnsureListsThenFollowsTheWatch(t *testing.T) {
 
 func TestCache_BaseContextBoundsTheInformer(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
-	c := newCache(newFakeDynamic(machineDeployment(testNamespace, "pool-a", int64(2))))
+	c := newMDCache(newFakeDynamic(machineDeployment(testNamespace, "pool-a", int64(2))))
 	base, cancel := context.WithCancel(t.Context())
 	if err := c.Ensure(base, t.Context()); err != nil {
 		t.Fatalf("Ensure: %v", err)
@@ -152,9 +140,9 @@ func TestCache_EnsureFailsAfterThirtySecondsWhenListIsRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := newFakeDynamic()
 		client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
-			return true, nil, apierrors.NewNotFound(GVR.GroupResource(), "")
+			return true, nil, apierrors.NewNotFound(MachineDeploymentGVR.GroupResource(), "")
 		})
-		c := newCache(client)
+		c := newMDCache(client)
 		defer c.Stop()
 
 		start := time.Now()
@@ -191,7 +179,7 @@ func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
 		asked = append(asked, gvr)
 		return apierrors.NewNotFound(gvr.GroupResource(), "")
 	}
-	c := New(client, absent, testNamespace, slog.New(slog.DiscardHandler))
+	c := NewMachineDeployments(client, absent, testNamespace, slog.New(slog.DiscardHandler))
 	defer c.Stop()
 
 	for range 3 {
@@ -200,8 +188,8 @@ func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
 			t.Fatalf("Ensure = %v, want the NotFound naming the namespace", err)
 		}
 	}
-	if len(asked) != 3 || asked[0] != GVR {
-		t.Errorf("discovery asked about %v, want %v three times", asked, GVR)
+	if len(asked) != 3 || asked[0] != MachineDeploymentGVR {
+		t.Errorf("discovery asked about %v, want %v three times", asked, MachineDeploymentGVR)
 	}
 	if n := calls.Load(); n != 0 || c.List() != nil {
 		t.Errorf("%d lists or watches, informer running %t; want none while the CRD is absent", n, c.List() != nil)
@@ -223,9 +211,9 @@ func TestCache_EnsureReturnsWhenTheCallerGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := newFakeDynamic()
 		client.PrependReactor("list", "machinedeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
-			return true, nil, apierrors.NewForbidden(GVR.GroupResource(), "", nil)
+			return true, nil, apierrors.NewForbidden(MachineDeploymentGVR.GroupResource(), "", nil)
 		})
-		c := newCache(client)
+		c := newMDCache(client)
 		defer c.Stop()
 		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 		defer cancel()
@@ -240,19 +228,9 @@ func TestCache_EnsureReturnsWhenTheCallerGivesUp(t *testing.T) {
 }
 
 func TestCache_StopBeforeEnsureIsHarmless(t *testing.T) {
-	c := newCache(newFakeDynamic())
+	c := newMDCache(newFakeDynamic())
 	c.Stop()
 	if got := c.List(); got != nil {
 		t.Errorf("List = %v, want nil", got)
 	}
-}
-
-func countVerb(client *dynamicfake.FakeDynamicClient, verb string) int {
-	n := 0
-	for _, a := range client.Actions() {
-		if a.GetVerb() == verb && a.GetResource() == GVR {
-			n++
-		}
-	}
-	return n
 }

@@ -1,0 +1,114 @@
+package execute
+
+import (
+	"context"
+
+	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/shared/machinepool"
+)
+
+// world is one read of what healing and upgrades decide on: the
+// MachineDeployments, the Machines, the Nodes when healing reads them, and
+// which pool could own each Machine.
+type world struct {
+	mds      map[string]*cluster.MachineDeployment
+	machines []*cluster.Machine
+	nodes    map[string]*cluster.Node
+	resolver machinepool.Resolver
+}
+
+// source names the cache a read of the world failed on.
+type source int
+
+const (
+	fromMDs source = iota
+	fromMachines
+	fromNodes
+)
+
+// readError is a failed read of the world: upgrades report a failed
+// MachineDeployment read and a failed Machine read in different words.
+type readError struct {
+	from source
+	err  error
+}
+
+func (r *readError) Error() string { return r.err.Error() }
+func (r *readError) Unwrap() error { return r.err }
+
+// ensure starts the caches a read needs and waits for their first lists.
+// Each wait may take its sync timeout: progress is marked before each, so
+// the liveness probe sees a pass that is moving.
+func (e *Executor) ensure(ctx context.Context, nodes bool) error {
+	e.step()
+	if err := e.MDs.Ensure(e.Base, ctx); err != nil {
+		return &readError{fromMDs, err}
+	}
+	e.step()
+	if err := e.Machines.Ensure(e.Base, ctx); err != nil {
+		return &readError{fromMachines, err}
+	}
+	if nodes {
+		e.step()
+		if err := e.Nodes.Ensure(e.Base, ctx); err != nil {
+			return &readError{fromNodes, err}
+		}
+	}
+	return nil
+}
+
+// cached reads the world from the caches ensure started.
+func (e *Executor) cached(nodes bool) world {
+	var nodeRecords map[string]*cluster.Node
+	if nodes {
+		nodeRecords = e.Nodes.List()
+	}
+	return newWorld(e.MDs.List(), e.Machines.List(), nodeRecords)
+}
+
+// fresh reads the world with direct Lists, MachineDeployments too: a pool's
+// selector, control-plane and autoscaler marks decide which Machines may be
+// deleted or rolled, and a cache whose watch broke serves its last state
+// without saying so.
+func (e *Executor) fresh(ctx context.Context, nodes bool) (world, error) {
+	mds, err := e.MDs.Fresh(ctx)
+	if err != nil {
+		return world{}, &readError{fromMDs, err}
+	}
+	machines, err := e.Machines.Fresh(ctx)
+	if err != nil {
+		return world{}, &readError{fromMachines, err}
+	}
+	var nodeRecords map[string]*cluster.Node
+	if nodes {
+		if nodeRecords, err = e.Nodes.Fresh(ctx); err != nil {
+			return world{}, &readError{fromNodes, err}
+		}
+	}
+	return newWorld(mds, machines, nodeRecords), nil
+}
+
+func newWorld(mds map[string]*cluster.MachineDeployment, machines []*cluster.Machine, nodes map[string]*cluster.Node) world {
+	pools := make([]machinepool.Pool, 0, len(mds))
+	for _, r := range mds {
+		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
+	}
+	return world{mds: mds, machines: machines, nodes: nodes, resolver: machinepool.NewResolver(pools)}
+}
+
+// owner is the one pool that could own m, or "" when none or several could:
+// overlapping selectors, or a selector and a MachineSet owner that disagree,
+// might dress a control-plane or autoscaler machine as a worker, so such a
+// machine is treated as unowned and never deleted.
+func (w world) owner(m *cluster.Machine) string {
+	if c := w.resolver.Candidates(m.Labels, m.MachineSets); len(c) == 1 {
+		return c[0]
+	}
+	return ""
+}
+
+func poolOf(r *cluster.MachineDeployment) guard.Pool {
+	return guard.Pool{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
+		TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels}
+}
