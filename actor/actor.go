@@ -22,7 +22,6 @@ import (
 	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/actor/internal/settings"
 	"kubehz.dev/agent/actor/internal/store"
-	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/platform"
@@ -132,8 +131,8 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	// whatever a previous leader left; if it fails, the poller's first tick
 	// writes it again.
 	exec.Flush(ctx)
-	poller := poll.New(a.plat, exec, clock.RealClock{}, a.cfg.DesiredPoll,
-		backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), nil, a.log).WithProgress(a.alive).WithResults(a.state.polled)
+	poller := poll.New(a.plat, exec, clock.RealClock{}, poll.Options{Interval: a.cfg.DesiredPoll,
+		Log: a.log, Progress: a.alive, Results: a.state.polled})
 	return poller.Run(ctx)
 }
 
@@ -147,7 +146,7 @@ func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Exe
 	return &execute.Executor{
 		Base:        ctx,
 		Fence:       fence,
-		Store:       store.New(nil),
+		Store:       store.New(),
 		MDs:         cluster.NewMachineDeployments(dyn, served, cfg.MDNamespace, a.log),
 		Patcher:     &mdPatcher{dyn: dyn},
 		Events:      &eventRecorder{client: client, fence: fence, identity: a.identity, log: a.log},

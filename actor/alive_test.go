@@ -34,15 +34,15 @@ func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "alive")
 		log := slog.New(slog.DiscardHandler)
-		alive := progress{liveness.NewBeacon(path, nil, log)}
+		alive := progress{liveness.NewBeacon(path, liveness.Options{Log: log})}
 		alive.Idle()
 		client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "actor"}})
 		fetcher := &wedgingFetcher{answers: 4}
 		work := func(ctx context.Context, _ *lead.Fence) error {
 			alive.Step()
 			defer alive.Idle()
-			return poll.New(fetcher, nopExecutor{}, clock.RealClock{}, 10*time.Second, nil,
-				func() float64 { return 0 }, log).WithProgress(alive).Run(ctx)
+			return poll.New(fetcher, nopExecutor{}, clock.RealClock{}, poll.Options{Interval: 10 * time.Second,
+				Jitter: func() float64 { return 0 }, Log: log, Progress: alive}).Run(ctx)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
@@ -83,7 +83,7 @@ func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.
 
 func TestLiveness_StandbyPassesTheProbeIndefinitely(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "alive")
-	alive := progress{liveness.NewBeacon(path, nil, slog.New(slog.DiscardHandler))}
+	alive := progress{liveness.NewBeacon(path, liveness.Options{})}
 	alive.Step()
 	alive.Idle() // the term ended, or never began
 	if err := liveness.Check(path, time.Now().Add(24*time.Hour)); err != nil {

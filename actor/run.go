@@ -29,7 +29,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := logs.New(stderr, cfg.LogLevel)
-	alive := progress{liveness.NewBeacon(livenessPath(getenv), nil, log)}
+	alive := progress{liveness.NewBeacon(livenessPath(getenv), liveness.Options{Log: log})}
 	alive.beacon.Mark(startupGrace)
 	identity := identity(getenv)
 	log.Info("Starting actor", "version", buildinfo.Version, "identity", identity, "config", cfg)

@@ -19,7 +19,6 @@ import (
 	"kubehz.dev/agent/observer/internal/inventory"
 	"kubehz.dev/agent/observer/internal/machines"
 	"kubehz.dev/agent/observer/internal/owner"
-	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/kubeapi"
@@ -52,24 +51,26 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	restCfg *rest.Config, plat *platform.Client, livenessFile string, state *stateFile) *observer {
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
-	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, nil, log), interval: cfg.FullInterval}
+	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, liveness.Options{Log: log}), interval: cfg.FullInterval}
 	o.caches = cluster.New(cluster.Source{Nodes: api.Nodes(), Pods: api.PodPhases(""), Events: api.Events("")},
 		cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
 	signal := o.caches.Signal
-	o.version = cluster.NewVersion(api.Raw(), log, signal)
-	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), log, signal)
-	o.inventory = inventory.New(dyn, clk, cfg.FullInterval, log, signal)
+	o.version = cluster.NewVersion(api.Raw(), cluster.VersionOptions{Log: log, Notify: signal})
+	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), owner.Options{Log: log, Notify: signal})
+	o.inventory = inventory.New(dyn, clk, inventory.Options{Interval: cfg.FullInterval, Log: log, Notify: signal})
 	o.machines = machines.New(dyn, kubeapi.ServedBy(api.Raw()), cfg.MDNamespace, clk,
 		machines.Options{Events: o.caches.Events, Interval: cfg.FullInterval, Log: log, Notify: signal})
-	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk, cfg.FullInterval, log, signal)
+	o.health = health.New(health.Source{Pods: api.Pods(metav1.NamespaceSystem), CSRs: api.CertificateSigningRequests(), Raw: api.Raw()}, restCfg, clk,
+		health.Options{Interval: cfg.FullInterval, Log: log, Notify: signal})
 	o.actions = actions.New(actions.Source{ConfigMaps: api.ConfigMaps(cfg.Namespace), Leases: api.Leases(cfg.Namespace)},
-		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk, log, signal)
+		cfg.Namespace, actions.Names{ConfigMap: cfg.ActionsConfigMap, Lease: cfg.ActorLease}, clk,
+		actions.Options{Log: log, Notify: signal})
 	// The verdict write-back runs on the sender's verdict goroutine, never on
 	// its send path (docs/contract.md#g-16); it gets its own deadline inside
 	// Apply.
-	o.sender = beat.NewSender(plat, clk, backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil), log,
-		func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) })
-	o.sender.OnOutcome(state.delivered)
+	o.sender = beat.NewSender(plat, clk, beat.SenderOptions{Log: log,
+		OnVerdict: func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) },
+		OnOutcome: state.delivered})
 	state.beating = o.marker.Beating
 	state.sizes = o.sizes
 	state.actor = o.actorLease

@@ -22,10 +22,16 @@ type Backoff struct {
 	attempt   int
 }
 
-// New returns a Backoff at attempt 0. jitter yields a factor in [0, 1); nil
-// means math/rand/v2's Float64. A non-positive base or max falls back to
-// DefaultBase or DefaultMax, and a max below base is raised to base.
-func New(base, max time.Duration, jitter func() float64) *Backoff {
+// Options shape a Backoff; every field may be left zero.
+type Options struct {
+	Base   time.Duration  // the first wait; zero or less: DefaultBase
+	Max    time.Duration  // the cap; zero or less: DefaultMax; below Base: Base
+	Jitter func() float64 // a factor in [0, 1); nil: math/rand/v2's Float64
+}
+
+// New returns a Backoff at attempt 0.
+func New(opts Options) *Backoff {
+	base, max, jitter := opts.Base, opts.Max, opts.Jitter
 	if base <= 0 {
 		base = DefaultBase
 	}

@@ -40,7 +40,7 @@ func TestBackoff_Sequence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := backoff.New(tt.base, tt.max, fixed(tt.jitter))
+			b := backoff.New(backoff.Options{Base: tt.base, Max: tt.max, Jitter: fixed(tt.jitter)})
 			if got := waits(b, len(tt.want)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("waits = %v, want %v", got, tt.want)
 			}
@@ -52,7 +52,7 @@ func TestBackoff_Sequence(t *testing.T) {
 }
 
 func TestBackoff_ResetReturnsToBase(t *testing.T) {
-	b := backoff.New(time.Second, 30*time.Second, fixed(1))
+	b := backoff.New(backoff.Options{Base: time.Second, Max: 30 * time.Second, Jitter: fixed(1)})
 	waits(b, 5)
 	b.Reset()
 	if got := b.Attempt(); got != 0 {
@@ -76,7 +76,7 @@ func TestBackoff_NoOverflowAfterManyAttempts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := backoff.New(tt.base, tt.max, fixed(1))
+			b := backoff.New(backoff.Options{Base: tt.base, Max: tt.max, Jitter: fixed(1)})
 			prev := time.Duration(0)
 			for i := range 100 {
 				w := b.Next()
@@ -100,7 +100,7 @@ func TestBackoff_NoOverflowAfterManyAttempts(t *testing.T) {
 }
 
 func TestBackoff_DefaultJitterStaysInBounds(t *testing.T) {
-	b := backoff.New(time.Second, 30*time.Second, nil)
+	b := backoff.New(backoff.Options{Base: time.Second, Max: 30 * time.Second})
 	for i := range 200 {
 		if w := b.Next(); w < time.Second || w > 30*time.Second {
 			t.Fatalf("attempt %d: wait %v outside [1s, 30s]", i, w)

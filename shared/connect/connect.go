@@ -55,7 +55,8 @@ func Open(ctx context.Context, c config.Common, getenv func(string) string, kube
 	if err != nil {
 		return Clients{}, fmt.Errorf("dynamic client: %w", err)
 	}
-	tokens := token.NewSource(c.AgentToken, c.TokenFile, token.FromSecret(api.Secrets(c.Namespace), c.Namespace, c.SecretName), log)
+	tokens := token.NewSource(c.TokenFile, token.Options{FromEnv: c.AgentToken,
+		Secret: token.FromSecret(api.Secrets(c.Namespace), c.Namespace, c.SecretName), Log: log})
 	if err := config.CheckToken(ctx, tokens); err != nil {
 		return Clients{}, err
 	}

@@ -18,12 +18,22 @@ type Beacon struct {
 	warned bool
 }
 
-// NewBeacon writes to path; now defaults to time.Now.
-func NewBeacon(path string, now func() time.Time, log *slog.Logger) *Beacon {
-	if now == nil {
-		now = time.Now
+// Options tune a Beacon; every field may be left zero.
+type Options struct {
+	Now func() time.Time // nil: time.Now
+	Log *slog.Logger     // nil: discard
+}
+
+// NewBeacon writes to path.
+func NewBeacon(path string, opts Options) *Beacon {
+	b := &Beacon{path: path, now: opts.Now, log: opts.Log}
+	if b.now == nil {
+		b.now = time.Now
 	}
-	return &Beacon{path: path, now: now, log: log}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	return b
 }
 
 // Mark records progress now and promises the next mark within d.

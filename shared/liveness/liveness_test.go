@@ -1,7 +1,6 @@
 package liveness
 
 import (
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +68,7 @@ func TestTouch_LaterDeadlineReplacesEarlier(t *testing.T) {
 func TestCheck_IdlePassesUntilTheNextDeadline(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "alive")
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	b := NewBeacon(path, func() time.Time { return now }, slog.New(slog.DiscardHandler))
+	b := NewBeacon(path, Options{Now: func() time.Time { return now }})
 	b.Idle()
 	if err := Check(path, now.Add(1000*time.Hour)); err != nil {
 		t.Fatalf("idle file failed the probe: %v", err)

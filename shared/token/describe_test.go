@@ -42,7 +42,7 @@ func TestSource_PrintsNoToken(t *testing.T) {
 	fromFile := func(t *testing.T) *Source {
 		path := tokenPath(t)
 		writeAt(t, path, tok, epoch)
-		return NewSource("", path, nil, nil)
+		return NewSource(path, Options{})
 	}
 	cases := []struct {
 		name   string
@@ -51,13 +51,13 @@ func TestSource_PrintsNoToken(t *testing.T) {
 	}{
 		{
 			name:   "from the environment",
-			source: func(*testing.T) *Source { return NewSource(Token(tok), "/tok", nil, nil) },
+			source: func(*testing.T) *Source { return NewSource("/tok", Options{FromEnv: Token(tok)}) },
 			want:   `token.Source{env: khz_agt_***redacted***, file: "/tok", secretFallback: false}`,
 		},
 		{name: "cached from the file", source: fromFile},
 		{
 			name:   "cached from the Secret",
-			source: func(t *testing.T) *Source { return NewSource("", tokenPath(t), secret, nil) },
+			source: func(t *testing.T) *Source { return NewSource(tokenPath(t), Options{Secret: secret}) },
 		},
 	}
 	hex := strings.TrimPrefix(tok, Prefix)
@@ -95,7 +95,7 @@ func TestSource_PrintsNoToken(t *testing.T) {
 // The path is not the token's field, so only the forms that go through the
 // Source's own methods mask it; configuration refuses such a path anyway.
 func TestSource_MasksATokenPastedAsThePath(t *testing.T) {
-	s := NewSource("", "/run/"+valid(5), nil, nil)
+	s := NewSource("/run/"+valid(5), Options{})
 	want := `token.Source{env: <unset>, file: "/run/khz_agt_***redacted***", secretFallback: false}`
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if got := fmt.Sprintf(verb, s); got != want {

@@ -56,14 +56,22 @@ type Source struct {
 	lastWarn string
 }
 
-// NewSource returns a Source. fromEnv may be empty; secret may be nil when
-// there is no API fallback; log may be nil.
-func NewSource(fromEnv Token, file string, secret SecretReader, log *slog.Logger) *Source {
+// Options are a Source's places besides the file, and its log; every field
+// may be left zero.
+type Options struct {
+	FromEnv Token        // the token set in the environment; "": none
+	Secret  SecretReader // the API fallback; nil: none
+	Log     *slog.Logger // nil: discard
+}
+
+// NewSource returns a Source that reads the token file at file.
+func NewSource(file string, opts Options) *Source {
+	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Source{file: file, secret: secret, log: log, sem: make(chan struct{}, 1)}
-	if v := Token(strings.TrimSpace(fromEnv.Reveal())); v != "" {
+	s := &Source{file: file, secret: opts.Secret, log: log, sem: make(chan struct{}, 1)}
+	if v := Token(strings.TrimSpace(opts.FromEnv.Reveal())); v != "" {
 		s.env = &v
 	}
 	return s

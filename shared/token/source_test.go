@@ -55,7 +55,7 @@ func TestSource_ResolutionOrder(t *testing.T) {
 				read = nil
 			}
 			log, logs := testLogger()
-			got, err := NewSource(Token(tc.env), path, read, log).Token(context.Background())
+			got, err := NewSource(path, Options{FromEnv: Token(tc.env), Secret: read, Log: log}).Token(context.Background())
 			if tc.wantErr {
 				if err == nil {
 					t.Fatal("Token succeeded, want an error")
@@ -93,7 +93,7 @@ func TestSource_InvalidateForcesReread(t *testing.T) {
 			if tc.name == "file" {
 				writeAt(t, path, valid(1), epoch)
 			}
-			s := NewSource("", path, fs.read, nil)
+			s := NewSource(path, Options{Secret: fs.read})
 			mustToken(t, s, valid(1))
 			tc.change(t, path, fs)
 			mustToken(t, s, valid(1)) // cached
@@ -106,7 +106,7 @@ func TestSource_InvalidateForcesReread(t *testing.T) {
 func TestSource_SecretRereadFailureKeepsLastGood(t *testing.T) {
 	fs := &fakeSecret{val: valid(1)}
 	log, logs := testLogger()
-	s := NewSource("", tokenPath(t), fs.read, log)
+	s := NewSource(tokenPath(t), Options{Secret: fs.read, Log: log})
 	mustToken(t, s, valid(1))
 	fs.set("", errors.New("apiserver down"))
 	s.Invalidate()
@@ -123,7 +123,7 @@ func TestSource_WaiterHonoursContext(t *testing.T) {
 		<-release
 		return valid(1), nil
 	}
-	s := NewSource("", tokenPath(t), slow, nil)
+	s := NewSource(tokenPath(t), Options{Secret: slow})
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = s.Token(context.Background()) })
 	<-started
@@ -139,7 +139,7 @@ func TestSource_WaiterHonoursContext(t *testing.T) {
 func TestSource_ConcurrentUse(t *testing.T) {
 	path := tokenPath(t)
 	writeAt(t, path, valid(1), epoch)
-	s := NewSource("", path, (&fakeSecret{val: valid(9)}).read, nil)
+	s := NewSource(path, Options{Secret: (&fakeSecret{val: valid(9)}).read})
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -233,7 +233,7 @@ func TestSource_PicksUpRotation(t *testing.T) {
 			dir := t.TempDir()
 			path := tc.setup(t, dir)
 			fs := &fakeSecret{val: valid(9)}
-			s := NewSource("", path, fs.read, nil)
+			s := NewSource(path, Options{Secret: fs.read})
 			mustToken(t, s, valid(1))
 			tc.rotate(t, dir, path)
 			mustToken(t, s, valid(2))
@@ -260,7 +260,7 @@ func TestSource_BadRotationKeepsLastGoodAndWarnsOnce(t *testing.T) {
 			path := tokenPath(t)
 			writeAt(t, path, valid(1), epoch)
 			log, logs := testLogger()
-			s := NewSource("", path, (&fakeSecret{val: valid(9)}).read, log)
+			s := NewSource(path, Options{Secret: (&fakeSecret{val: valid(9)}).read, Log: log})
 			mustToken(t, s, valid(1))
 			tc.spoil(t, path)
 			for range 3 {

@@ -243,7 +243,7 @@ type harness struct {
 
 func newHarness(t *testing.T, cluster *fakeCluster) *harness {
 	h := &harness{
-		store: store.New(nil), cluster: cluster, fence: &fakeFence{},
+		store: store.New(), cluster: cluster, fence: &fakeFence{},
 		events: &fakeRecorder{}, publisher: &fakePublisher{},
 	}
 	h.exec = &execute.Executor{

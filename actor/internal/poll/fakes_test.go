@@ -181,14 +181,14 @@ func start(t *testing.T, retries ...bool) *harness {
 		t: t, clk: clk, logs: &testkit.Logs{},
 		fetcher: &fakeFetcher{clk: clk, calls: make(chan call)},
 		exec:    &fakeExecutor{retries: retries},
-		bo:      backoff.New(time.Second, 30*time.Second, func() float64 { return 1 }),
+		bo:      backoff.New(backoff.Options{Base: time.Second, Max: 30 * time.Second, Jitter: func() float64 { return 1 }}),
 	}
-	p := New(h.fetcher, h.exec, clk, interval, h.bo, func() float64 { return 0 },
-		h.logs.Logger()).WithResults(func(r Result) {
-		h.mu.Lock()
-		h.results = append(h.results, r)
-		h.mu.Unlock()
-	})
+	p := New(h.fetcher, h.exec, clk, Options{Interval: interval, Backoff: h.bo, Jitter: func() float64 { return 0 },
+		Log: h.logs.Logger(), Results: func(r Result) {
+			h.mu.Lock()
+			h.results = append(h.results, r)
+			h.mu.Unlock()
+		}})
 	h.run = testkit.Start(t, patience, p.Run)
 	return h
 }

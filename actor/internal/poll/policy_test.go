@@ -34,7 +34,7 @@ func TestSteadyWait_AddsUpToTenPercent(t *testing.T) {
 
 func TestNew_NonPositiveIntervalBecomesSixtySeconds(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second} {
-		if p := New(nil, nil, nil, d, nil, nil, nil); p.interval != DefaultInterval || DefaultInterval != 60*time.Second {
+		if p := New(nil, nil, nil, Options{Interval: d}); p.interval != DefaultInterval || DefaultInterval != 60*time.Second {
 			t.Errorf("New(interval %s).interval = %s, want 60s", d, p.interval)
 		}
 	}

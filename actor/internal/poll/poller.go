@@ -68,28 +68,32 @@ type Poller struct {
 	retry bool
 }
 
-// New wires a poller. interval ≤ 0 means DefaultInterval; jitter yields a
-// factor in [0, 1) and nil means math/rand/v2's Float64; a nil bo means the
-// docs/contract.md#backoff defaults (1 s base, 5 min max); a nil log discards.
-func New(f Fetcher, e Executor, clk clock.Clock, interval time.Duration, bo *backoff.Backoff, jitter func() float64, log *slog.Logger) *Poller {
-	if interval <= 0 {
-		interval = DefaultInterval
-	}
-	if bo == nil {
-		bo = backoff.New(backoff.DefaultBase, backoff.DefaultMax, nil)
-	}
-	if jitter == nil {
-		jitter = rand.Float64
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Poller{fetcher: f, exec: e, clk: clk, interval: interval, bo: bo, jitter: jitter, log: log}
+// Options tune a Poller; every field may be left zero.
+type Options struct {
+	Interval time.Duration    // between answers; zero or less: DefaultInterval
+	Backoff  *backoff.Backoff // after failures; nil: the docs/contract.md#backoff defaults (1 s base, 5 min max)
+	Jitter   func() float64   // a factor in [0, 1) for the steady wait; nil: math/rand/v2's Float64
+	Log      *slog.Logger     // nil: discard
+	Progress Progress         // told that the loop still turns; nil: nobody listens
+	Results  func(Result)     // told how every request ended, on Run's goroutine; nil: nobody listens
 }
 
-// WithProgress makes the loop report its progress to pr.
-func (p *Poller) WithProgress(pr Progress) *Poller {
-	p.progress = pr
+// New wires a poller that fetches from f and hands documents to e.
+func New(f Fetcher, e Executor, clk clock.Clock, opts Options) *Poller {
+	p := &Poller{fetcher: f, exec: e, clk: clk, interval: opts.Interval, bo: opts.Backoff, jitter: opts.Jitter,
+		log: opts.Log, progress: opts.Progress, results: opts.Results}
+	if p.interval <= 0 {
+		p.interval = DefaultInterval
+	}
+	if p.bo == nil {
+		p.bo = backoff.New(backoff.Options{})
+	}
+	if p.jitter == nil {
+		p.jitter = rand.Float64
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
 	return p
 }
 
@@ -100,13 +104,6 @@ type Result struct {
 	// "HTTP <code>" or "error".
 	Outcome string
 	Err     error
-}
-
-// WithResults makes the loop tell f how every request ended, on Run's
-// goroutine.
-func (p *Poller) WithResults(f func(Result)) *Poller {
-	p.results = f
-	return p
 }
 
 func (p *Poller) result(outcome string, err error) {

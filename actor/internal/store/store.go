@@ -1,6 +1,6 @@
 // Package store keeps the actor's action reports for the current desired
-// revision: one entry per (type, target), in the order first reported, and a
-// notification whenever what a beat would carry changes.
+// revision: one entry per (type, target), in the order first reported. Every
+// write says whether it changed what a beat would carry.
 //
 // The store keeps every entry it is given. The wire carries at most 20, and
 // the original kept the oldest, so a long revision's later heal outcomes were
@@ -21,8 +21,6 @@ type key struct{ typ, target string }
 // Store is the in-memory action store. It is safe for concurrent use: the
 // executor writes while the hand-off reads snapshots.
 type Store struct {
-	onChange func()
-
 	mu       sync.Mutex
 	revision int64
 	entries  []wire.Action // insertion order
@@ -31,11 +29,9 @@ type Store struct {
 	tick     uint64
 }
 
-// New returns an empty store at revision 0. onChange, if not nil, is called
-// after every mutation that changed the visible contents, outside the lock,
-// so it may call Snapshot.
-func New(onChange func()) *Store {
-	return &Store{onChange: onChange, index: map[key]int{}}
+// New returns an empty store at revision 0.
+func New() *Store {
+	return &Store{index: map[key]int{}}
 }
 
 // Begin starts a pass for revision rev. A different revision drops every
@@ -51,7 +47,7 @@ func (s *Store) Begin(rev int64) bool {
 		s.revision = rev
 	}
 	s.mu.Unlock()
-	return s.notify(changed)
+	return changed
 }
 
 // Upsert replaces the entry with the same type and target, or appends a new
@@ -74,7 +70,7 @@ func (s *Store) Upsert(a wire.Action) bool {
 		s.changed = append(s.changed, s.tick)
 	}
 	s.mu.Unlock()
-	return s.notify(changed)
+	return changed
 }
 
 // Prune removes the entries of type typ whose target is not in keep and whose
@@ -103,7 +99,7 @@ func (s *Store) Clear() bool {
 	s.reset()
 	s.revision = 0
 	s.mu.Unlock()
-	return s.notify(changed)
+	return changed
 }
 
 // Snapshot returns a copy of the entries in insertion order, or nil when the
@@ -173,19 +169,11 @@ func (s *Store) remove(drop func(wire.Action) bool) bool {
 		}
 	}
 	s.mu.Unlock()
-	return s.notify(changed)
+	return changed
 }
 
 // reset empties the entries; the caller holds the lock.
 func (s *Store) reset() {
 	s.entries, s.changed = nil, nil
 	s.index = map[key]int{}
-}
-
-// notify calls onChange when changed; it must run without the lock held.
-func (s *Store) notify(changed bool) bool {
-	if changed && s.onChange != nil {
-		s.onChange()
-	}
-	return changed
 }

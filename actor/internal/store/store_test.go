@@ -5,35 +5,22 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
-
-	"go.uber.org/goleak"
 
 	"kubehz.dev/agent/shared/wire"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// counted returns a store and a pointer to how often it notified.
-func counted() (*Store, *int) {
-	n := new(int)
-	return New(func() { *n++ }), n
-}
-
-func act(typ, target, status string, rev int64) wire.Action {
-	return wire.Action{Type: typ, Target: target, Status: status, Revision: rev}
-}
-
 func TestStore_UpsertReplacesByKeyAndNewTargetAppends(t *testing.T) {
-	s, n := counted()
+	s := counted()
 	s.Begin(7)
 	for _, status := range []string{wire.StatusPending, wire.StatusInProgress, wire.StatusDone} {
 		if !s.Upsert(act(wire.ActionScale, "pool-a", status, 7)) {
 			t.Fatalf("upsert %s reported no change", status)
 		}
 	}
-	if *n != 3 {
-		t.Fatalf("three transitions gave %d notifications, want 3", *n)
+	if s.n != 3 {
+		t.Fatalf("three transitions gave %d changes reported, want 3", s.n)
 	}
 	s.Upsert(act(wire.ActionScale, "pool-b", wire.StatusPending, 7))
 	s.Upsert(act(wire.ActionHeal, "pool-a", wire.StatusPending, 7)) // same target, other type: a new key
@@ -45,29 +32,29 @@ func TestStore_UpsertReplacesByKeyAndNewTargetAppends(t *testing.T) {
 	if got := s.Snapshot(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("snapshot = %+v, want %+v", got, want)
 	}
-	if *n != 5 {
-		t.Fatalf("notifications = %d, want 5", *n)
+	if s.n != 5 {
+		t.Fatalf("changes reported = %d, want 5", s.n)
 	}
 }
 
 func TestStore_IdenticalRetryOnSameRevisionIsSilent(t *testing.T) {
-	s, n := counted()
+	s := counted()
 	s.Begin(7)
 	a := wire.Action{Type: wire.ActionScale, Target: "pool-a", Status: wire.StatusDone, Detail: "already at 3 replicas", Revision: 7}
 	s.Upsert(a)
-	*n = 0
+	s.n = 0
 	if s.Begin(7) {
 		t.Fatal("begin with the same revision reported a change")
 	}
 	if s.Upsert(a) {
 		t.Fatal("identical upsert reported a change")
 	}
-	if *n != 0 {
-		t.Fatalf("notifications = %d, want 0", *n)
+	if s.n != 0 {
+		t.Fatalf("changes reported = %d, want 0", s.n)
 	}
 	a.Detail = "replicas 2 to 3; reconciling"
-	if !s.Upsert(a) || *n != 1 {
-		t.Fatalf("a changed detail must notify once, got %d", *n)
+	if !s.Upsert(a) || s.n != 1 {
+		t.Fatalf("a changed detail must report one change, got %d", s.n)
 	}
 	if got := s.Snapshot(); len(got) != 1 || got[0] != a {
 		t.Fatalf("snapshot = %+v", got)
@@ -75,14 +62,14 @@ func TestStore_IdenticalRetryOnSameRevisionIsSilent(t *testing.T) {
 }
 
 func TestStore_NewRevisionClears(t *testing.T) {
-	s, n := counted()
+	s := counted()
 	if s.Begin(3) {
 		t.Fatal("new revision on an empty store reported a change")
 	}
 	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusDone, 3))
-	*n = 0
-	if !s.Begin(4) || *n != 1 {
-		t.Fatalf("new revision over entries: notifications = %d, want 1", *n)
+	s.n = 0
+	if !s.Begin(4) || s.n != 1 {
+		t.Fatalf("new revision over entries: changes reported = %d, want 1", s.n)
 	}
 	if got := s.Snapshot(); got != nil {
 		t.Fatalf("snapshot after new revision = %+v, want nil", got)
@@ -92,20 +79,20 @@ func TestStore_NewRevisionClears(t *testing.T) {
 	}
 }
 
-func TestStore_ClearNotifiesOnceAndEmptyClearIsSilent(t *testing.T) {
-	s, n := counted()
+func TestStore_ClearReportsOneChangeAndEmptyClearIsSilent(t *testing.T) {
+	s := counted()
 	s.Begin(9)
 	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusDone, 9))
 	s.Upsert(act(wire.ActionHeal, "node-1", wire.StatusPending, 9))
-	*n = 0
+	s.n = 0
 	if !s.Clear() {
 		t.Fatal("clear of a full store reported no change")
 	}
 	if s.Clear() {
 		t.Fatal("clear of an empty store reported a change")
 	}
-	if *n != 1 {
-		t.Fatalf("notifications = %d, want 1", *n)
+	if s.n != 1 {
+		t.Fatalf("changes reported = %d, want 1", s.n)
 	}
 	if s.Snapshot() != nil || s.Revision() != 0 {
 		t.Fatalf("after clear: snapshot %+v, revision %d", s.Snapshot(), s.Revision())
@@ -118,21 +105,21 @@ func TestStore_ClearNotifiesOnceAndEmptyClearIsSilent(t *testing.T) {
 }
 
 func TestStore_ClearTypeKeepsOtherTypesAndRevision(t *testing.T) {
-	s, n := counted()
+	s := counted()
 	s.Begin(5)
 	s.Upsert(act(wire.ActionScale, "pool-a", wire.StatusDone, 5))
 	s.Upsert(act(wire.ActionHeal, "node-1", wire.StatusDone, 5))
 	s.Upsert(act(wire.ActionUpgrade, "pool-a", wire.StatusPending, 5))
 	s.Upsert(act(wire.ActionHeal, "node-2", wire.StatusFailed, 5))
-	*n = 0
+	s.n = 0
 	if !s.ClearType(wire.ActionHeal) {
 		t.Fatal("clearing heal reports reported no change")
 	}
 	if s.ClearType(wire.ActionHeal) {
 		t.Fatal("clearing an absent type reported a change")
 	}
-	if *n != 1 {
-		t.Fatalf("notifications = %d, want 1", *n)
+	if s.n != 1 {
+		t.Fatalf("changes reported = %d, want 1", s.n)
 	}
 	want := []wire.Action{
 		act(wire.ActionScale, "pool-a", wire.StatusDone, 5),
@@ -157,7 +144,7 @@ func TestStore_ClearTypeKeepsOtherTypesAndRevision(t *testing.T) {
 }
 
 func TestStore_SnapshotsAreCopies(t *testing.T) {
-	s := New(nil)
+	s := New()
 	if s.Snapshot() != nil {
 		t.Fatal("empty store must snapshot nil")
 	}
@@ -174,15 +161,15 @@ func TestStore_SnapshotsAreCopies(t *testing.T) {
 	}
 }
 
-func TestStore_PruneKeepsDoneAndOtherTypesAndNotifiesOnlyOnRemoval(t *testing.T) {
-	s, n := counted()
+func TestStore_PruneKeepsDoneAndOtherTypesAndReportsOnlyRemovals(t *testing.T) {
+	s := counted()
 	s.Begin(2)
 	s.Upsert(act(wire.ActionHeal, "node-done", wire.StatusDone, 2))
 	s.Upsert(act(wire.ActionHeal, "node-pending", wire.StatusPending, 2))
 	s.Upsert(act(wire.ActionHeal, "node-failed", wire.StatusFailed, 2))
 	s.Upsert(act(wire.ActionHeal, "node-kept", wire.StatusPending, 2))
 	s.Upsert(act(wire.ActionScale, "node-pending", wire.StatusPending, 2))
-	*n = 0
+	s.n = 0
 	if !s.Prune(wire.ActionHeal, map[string]bool{"node-kept": true}) {
 		t.Fatal("prune that removed entries reported no change")
 	}
@@ -200,19 +187,14 @@ func TestStore_PruneKeepsDoneAndOtherTypesAndNotifiesOnlyOnRemoval(t *testing.T)
 	if s.Prune(wire.ActionUpgrade, nil) {
 		t.Fatal("prune of an absent type reported a change")
 	}
-	if *n != 1 {
-		t.Fatalf("notifications = %d, want 1", *n)
+	if s.n != 1 {
+		t.Fatalf("changes reported = %d, want 1", s.n)
 	}
 }
 
 func TestStore_SafeUnderConcurrentUse(t *testing.T) {
-	var mu sync.Mutex
-	notified := 0
-	s := New(func() {
-		mu.Lock()
-		notified++
-		mu.Unlock()
-	})
+	var changes atomic.Int64
+	s := New()
 	s.Begin(1)
 	var wg sync.WaitGroup
 	targets := []string{"a", "b", "c", "d"}
@@ -220,7 +202,9 @@ func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				target := targets[(w+i)%len(targets)]
-				s.Upsert(act(wire.ActionScale, target, []string{wire.StatusPending, wire.StatusDone}[i%2], 1))
+				if s.Upsert(act(wire.ActionScale, target, []string{wire.StatusPending, wire.StatusDone}[i%2], 1)) {
+					changes.Add(1)
+				}
 				s.Prune(wire.ActionHeal, map[string]bool{"a": true})
 				s.Upsert(act(wire.ActionHeal, target, wire.StatusPending, 1))
 				if i%50 == 0 {
@@ -254,8 +238,8 @@ func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 	if scale != len(targets) {
 		t.Fatalf("scale entries = %d, want %d: %+v", scale, len(targets), got)
 	}
-	if notified == 0 {
-		t.Fatal("no notifications under concurrent writes")
+	if changes.Load() == 0 {
+		t.Fatal("no change reported under concurrent writes")
 	}
 }
 
@@ -263,7 +247,7 @@ func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 // changed last win, in store order; a repeat that changed nothing does not
 // count.
 func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
-	s := New(nil)
+	s := New()
 	s.Begin(3)
 	for i := range 25 {
 		s.Upsert(wire.Action{Type: wire.ActionHeal, Target: fmt.Sprintf("m-%02d", i), Status: wire.StatusPending, Revision: 3})

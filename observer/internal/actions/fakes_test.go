@@ -43,7 +43,7 @@ func start(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
 	h := &harness{t: t, client: fake.NewClientset(objs...), clk: clocktesting.NewFakeClock(t0), logs: &testkit.Logs{}}
 	h.w = New(Source{ConfigMaps: kubeapitest.Reader[*kubeapi.ConfigMap, *kubeapi.ConfigMapList](h.client.CoreV1().ConfigMaps(ns)),
-		Leases: kubeapitest.Reader[*kubeapi.Lease, *kubeapi.LeaseList](h.client.CoordinationV1().Leases(ns))}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, h.logs.Logger(), func() { h.notified.Add(1) })
+		Leases: kubeapitest.Reader[*kubeapi.Lease, *kubeapi.LeaseList](h.client.CoordinationV1().Leases(ns))}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, Options{Log: h.logs.Logger(), Notify: func() { h.notified.Add(1) }})
 	h.run = testkit.Start(t, patience, h.w.Run)
 	testkit.Await(t, patience, "caches to sync", h.w.HasSynced)
 	return h

@@ -50,10 +50,16 @@ type Source struct {
 // Names are the report ConfigMap's and the Lease's, as configured.
 type Names struct{ ConfigMap, Lease string }
 
+// Options tune a Watcher; every field may be left zero.
+type Options struct {
+	Log    *slog.Logger // nil: discard
+	Notify func()       // called on every change of what Actions would return; nil: nobody
+}
+
 // New watches the two named objects through src, which reads namespace;
-// nothing talks to the apiserver until Run. notify, if set, is called on
-// every change of what Actions would return.
-func New(src Source, namespace string, names Names, clk clock.Clock, log *slog.Logger, notify func()) *Watcher {
+// nothing talks to the apiserver until Run.
+func New(src Source, namespace string, names Names, clk clock.Clock, opts Options) *Watcher {
+	log, notify := opts.Log, opts.Notify
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -85,13 +85,11 @@ func startObserved(t *testing.T, onVerdict func(platform.Verdict), onOutcome fun
 	clk := clocktesting.NewFakeClock(t0)
 	poster := &fakePoster{clk: clk, calls: make(chan call)}
 	logs := &testkit.Logs{}
-	bo := backoff.New(time.Second, 30*time.Second, func() float64 { return 1 })
+	bo := backoff.New(backoff.Options{Base: time.Second, Max: 30 * time.Second, Jitter: func() float64 { return 1 }})
 	h := &harness{
 		t: t, clk: clk, poster: poster, logs: logs,
-		sender: NewSender(poster, clk, bo, logs.Logger(), onVerdict),
-	}
-	if onOutcome != nil {
-		h.sender.OnOutcome(onOutcome)
+		sender: NewSender(poster, clk, SenderOptions{Backoff: bo, Log: logs.Logger(), OnVerdict: onVerdict,
+			OnOutcome: onOutcome}),
 	}
 	h.run = testkit.Start(t, patience, h.sender.Run)
 	return h

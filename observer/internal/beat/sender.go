@@ -35,10 +35,25 @@ type Sender struct {
 	delivered bool // only the Run goroutine touches it
 }
 
-// NewSender wires a sender. onVerdict, if not nil, receives every present
-// availableUpdates verdict on a goroutine of its own; it may be slow, and
-// when it is, only the newest verdict waits for it.
-func NewSender(p Poster, clk clock.Clock, bo *backoff.Backoff, log *slog.Logger, onVerdict func(platform.Verdict)) *Sender {
+// SenderOptions tune a Sender; every field may be left zero.
+type SenderOptions struct {
+	Backoff *backoff.Backoff // after failures; nil: the docs/contract.md#backoff defaults
+	Log     *slog.Logger     // nil: discard
+	// OnVerdict receives every present availableUpdates verdict on a
+	// goroutine of its own; it may be slow, and when it is, only the newest
+	// verdict waits for it. nil: nobody listens.
+	OnVerdict func(platform.Verdict)
+	// OnOutcome is told how every attempt ended, on the send goroutine, so
+	// it must be quick. nil: nobody listens.
+	OnOutcome func(Outcome)
+}
+
+// NewSender wires a sender that delivers through p.
+func NewSender(p Poster, clk clock.Clock, opts SenderOptions) *Sender {
+	bo, log := opts.Backoff, opts.Log
+	if bo == nil {
+		bo = backoff.New(backoff.Options{})
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -47,7 +62,8 @@ func NewSender(p Poster, clk clock.Clock, bo *backoff.Backoff, log *slog.Logger,
 		clk:       clk,
 		bo:        bo,
 		log:       log,
-		onVerdict: onVerdict,
+		onVerdict: opts.OnVerdict,
+		outcome:   opts.OnOutcome,
 		payloads:  newSlot[[]byte](),
 		verdicts:  newSlot[platform.Verdict](),
 	}
@@ -58,10 +74,6 @@ type Outcome struct {
 	At  time.Time
 	Err error // nil: delivered
 }
-
-// OnOutcome makes the sender tell f how every attempt ended, on the send
-// goroutine, so f must be quick. Call it before Run.
-func (s *Sender) OnOutcome(f func(Outcome)) { s.outcome = f }
 
 // Enqueue makes body the next heartbeat to send and returns at once. The
 // sender takes ownership of body; the caller must not change it afterwards.

@@ -38,10 +38,21 @@ type Version struct {
 	lastErr string
 }
 
-// NewVersion builds a Version; notify runs when the version changes, so the
-// next beat carries it.
-func NewVersion(rest Getter, log *slog.Logger, notify func()) *Version {
-	return &Version{rest: rest, log: log, notify: notify}
+// VersionOptions tune a Version; every field may be left zero.
+type VersionOptions struct {
+	Log *slog.Logger // nil: discard
+	// Notify runs when the version changes, so the next beat carries it;
+	// nil: nobody.
+	Notify func()
+}
+
+// NewVersion builds a Version that reads /version through rest.
+func NewVersion(rest Getter, opts VersionOptions) *Version {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Version{rest: rest, log: log, notify: opts.Notify}
 }
 
 // Get returns the last gitVersion read, or "".

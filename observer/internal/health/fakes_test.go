@@ -96,7 +96,7 @@ func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
 		}
 		src.Raw = api.Raw()
 	}
-	h.m = New(src, cfg, h.clk, interval, h.logs.Logger(), func() { h.notified.Add(1) })
+	h.m = New(src, cfg, h.clk, Options{Interval: interval, Log: h.logs.Logger(), Notify: func() { h.notified.Add(1) }})
 
 	testkit.Start(t, patience, h.m.Run)
 	return h

@@ -50,14 +50,25 @@ type Source struct {
 	Raw  rest.Interface // for /readyz; nil: no readyz probe
 }
 
-// New builds the monitor; nothing talks to the apiserver until Run. notify,
-// if not nil, is called whenever Components changes.
-func New(src Source, restCfg *rest.Config, clk clock.Clock, interval time.Duration,
-	log *slog.Logger, notify func()) *Monitor {
+// Options tune a Monitor; every field may be left zero.
+type Options struct {
+	Interval time.Duration // between probes; zero or less: one minute
+	Log      *slog.Logger  // nil: discard
+	Notify   func()        // called whenever Components changes; nil: nobody
+}
+
+// New builds the monitor; nothing talks to the apiserver until Run.
+func New(src Source, restCfg *rest.Config, clk clock.Clock, opts Options) *Monitor {
 	m := &Monitor{
 		csrReader: src.CSRs, readyz: src.Raw, restCfg: restCfg,
-		clk: clk, interval: interval, log: log, notify: notify,
+		clk: clk, interval: opts.Interval, log: opts.Log, notify: opts.Notify,
 		podsChanged: make(chan struct{}, 1),
+	}
+	if m.interval <= 0 {
+		m.interval = time.Minute // a zero timer would spin
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
 	}
 	m.pods, m.podsCtrl = newInformer(&kubeapi.Pod{}, podTransform,
 		kubeapi.ListWatch(src.Pods, kubeapi.Selectors{Label: controlPlaneSelector}), m.podsChanged)

@@ -2,7 +2,6 @@ package health
 
 import (
 	"fmt"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,8 +159,8 @@ func TestMonitor_ForbiddenCSRReadIsReprobedEachIntervalAndLoggedOnce(t *testing.
 
 func TestMonitor_NotifiesOnlyWhenComponentsChange(t *testing.T) {
 	var notified int
-	m := New(fakeSource(fake.NewClientset()), nil, testingclock.NewFakeClock(t0), interval,
-		slog.New(slog.DiscardHandler), func() { notified++ })
+	m := New(fakeSource(fake.NewClientset()), nil, testingclock.NewFakeClock(t0), Options{Interval: interval,
+		Notify: func() { notified++ }})
 
 	m.publish()
 	if notified != 0 || m.Components() != nil {

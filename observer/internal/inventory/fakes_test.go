@@ -74,7 +74,7 @@ func newEnv(t *testing.T, crJSON string) *env {
 
 // newManager is a fresh process on the same cluster.
 func (e *env) newManager() *Manager {
-	return New(e.client, e.clk, interval, slog.New(e.logs), func() { e.notified.Add(1) })
+	return New(e.client, e.clk, Options{Interval: interval, Log: slog.New(e.logs), Notify: func() { e.notified.Add(1) }})
 }
 
 // restart replaces the manager, as a restarted process would, and reads.

@@ -30,7 +30,7 @@ const (
 	Name = "cluster"
 	// FieldManager owns status.availableUpdates and status.lastReported.
 	FieldManager = "kubehz-agent"
-	// DefaultInterval is used when New is given a non-positive interval.
+	// DefaultInterval is used when Options.Interval is not positive.
 	DefaultInterval = time.Minute
 	// callTimeout bounds each GET and PATCH.
 	callTimeout = 15 * time.Second
@@ -61,16 +61,28 @@ type Manager struct {
 	warnedForbidden bool
 }
 
-// New builds a Manager; nothing is read until Run. notify is called, never
-// under a lock, whenever the spec snapshot changes; it may be nil.
-func New(dyn dynamic.Interface, clk clock.Clock, interval time.Duration, log *slog.Logger, notify func()) *Manager {
-	if interval <= 0 {
-		interval = DefaultInterval
+// Options tune a Manager; every field may be left zero.
+type Options struct {
+	Interval time.Duration // between reads; zero or less: DefaultInterval
+	Log      *slog.Logger  // nil: discard
+	// Notify is called, never under a lock, whenever the spec snapshot
+	// changes; nil: nobody.
+	Notify func()
+}
+
+// New builds a Manager; nothing is read until Run.
+func New(dyn dynamic.Interface, clk clock.Clock, opts Options) *Manager {
+	m := &Manager{client: dyn.Resource(GVR), clk: clk, interval: opts.Interval, log: opts.Log, notify: opts.Notify}
+	if m.interval <= 0 {
+		m.interval = DefaultInterval
 	}
-	if notify == nil {
-		notify = func() {}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{client: dyn.Resource(GVR), clk: clk, interval: interval, log: log, notify: notify}
+	if m.notify == nil {
+		m.notify = func() {}
+	}
+	return m
 }
 
 // Snapshot returns a copy of the spec as last read, or nil when there is no

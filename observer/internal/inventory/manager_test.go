@@ -184,7 +184,7 @@ func TestRun_NonPositiveIntervalReadsEveryMinute(t *testing.T) {
 		t.Run(given.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := newEnv(t, specCR)
-				e.m = New(e.client, e.clk, given, slog.New(e.logs), func() { e.notified.Add(1) })
+				e.m = New(e.client, e.clk, Options{Interval: given, Log: slog.New(e.logs), Notify: func() { e.notified.Add(1) }})
 				stop := e.run()
 				e.want(specSnapshot, 1, 1)
 				e.clk.Step(time.Minute - time.Nanosecond)

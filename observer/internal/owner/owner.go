@@ -56,12 +56,22 @@ type Watcher struct {
 	beat  bool
 }
 
+// Options tune a Watcher; every field may be left zero.
+type Options struct {
+	Log    *slog.Logger // nil: discard
+	Notify func()       // called whenever Beating may have changed; nil: nobody
+}
+
 // New watches kubehz-agent-config in the namespace configMaps reads. The RBAC grants get, list and
 // watch on that name only, which list and watch satisfy through the
 // metadata.name field selector.
-func New(configMaps kubeapi.Reader[*kubeapi.ConfigMapList], log *slog.Logger, notify func()) *Watcher {
+func New(configMaps kubeapi.Reader[*kubeapi.ConfigMapList], opts Options) *Watcher {
 	lw := kubeapi.ListWatch(configMaps, kubeapi.Named(ConfigMapName))
-	return &Watcher{lw: lw, log: log, notify: notify, beat: true}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Watcher{lw: lw, log: log, notify: opts.Notify, beat: true}
 }
 
 // Run watches until ctx is done.

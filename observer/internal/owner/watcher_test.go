@@ -2,7 +2,6 @@ package owner
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -28,7 +27,7 @@ func TestWatcher_FollowsTheMarkerAndStopsCleanly(t *testing.T) {
 	}
 	client := fake.NewClientset(marker)
 	notified := make(chan struct{}, 8)
-	w := New(kubeapitest.Reader[*kubeapi.ConfigMap, *kubeapi.ConfigMapList](client.CoreV1().ConfigMaps("kubehz-system")), slog.New(slog.DiscardHandler), func() { notified <- struct{}{} })
+	w := New(kubeapitest.Reader[*kubeapi.ConfigMap, *kubeapi.ConfigMapList](client.CoreV1().ConfigMaps("kubehz-system")), Options{Notify: func() { notified <- struct{}{} }})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()

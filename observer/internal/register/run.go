@@ -58,7 +58,7 @@ func Run(ctx context.Context, cfg config.Register, d Deps, stdout io.Writer) err
 	if wait == nil {
 		wait = sleep
 	}
-	b := backoff.New(retryBase, retryMax, d.Jitter)
+	b := backoff.New(backoff.Options{Base: retryBase, Max: retryMax, Jitter: d.Jitter})
 	if err := announce(ctx, d.Announcer, body, bind, wait, b, d.Log); err != nil {
 		return fmt.Errorf("announce the identity of cluster %s: %w", cfg.ClusterID,
 			explain(err, cfg.ClusterID, cfg.Namespace, cfg.SecretName))
