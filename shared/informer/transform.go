@@ -1,5 +1,6 @@
 // Package informer holds what both binaries' informers share: the
-// transform that keeps a compact record, never the whole object, in a cache.
+// transform that keeps a compact record, never the whole object, in a cache,
+// and the read that takes those records back out.
 package informer
 
 import (

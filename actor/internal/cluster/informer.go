@@ -132,12 +132,5 @@ func (c *onDemand[From, R]) cached() []R {
 	if store == nil {
 		return nil
 	}
-	items := store.List()
-	out := make([]R, 0, len(items))
-	for _, obj := range items {
-		if r, ok := obj.(R); ok {
-			out = append(out, r)
-		}
-	}
-	return out
+	return informer.Records[R](store.List())
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -106,27 +107,16 @@ func (c *Cache) Signal() {
 func (c *Cache) Changed() <-chan struct{} { return c.changed }
 
 // Nodes returns the cached node records; callers must not modify them.
-func (c *Cache) Nodes() []*Node { return typed[*Node](c.nodes) }
+func (c *Cache) Nodes() []*Node { return informer.Records[*Node](c.nodes.List()) }
 
 // Pods counts the pods by phase and, when byNamespace, by namespace.
 func (c *Cache) Pods(byNamespace bool) wire.Pods { return c.pods.Summary(byNamespace) }
 
 // Events returns the cached Warning event records; callers must not modify them.
-func (c *Cache) Events() []*Event { return typed[*Event](c.events) }
+func (c *Cache) Events() []*Event { return informer.Records[*Event](c.events.List()) }
 
 // Sizes counts what the caches hold, for the status file: cheaper than
 // Nodes, Pods and Events, which copy or tally.
 func (c *Cache) Sizes() (nodes, pods, events int) {
 	return len(c.nodes.ListKeys()), c.pods.len(), len(c.events.ListKeys())
-}
-
-func typed[T any](s cache.Store) []T {
-	items := s.List()
-	out := make([]T, 0, len(items))
-	for _, it := range items {
-		if v, ok := it.(T); ok {
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/observer/internal/cluster"
+	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -110,7 +111,7 @@ func (s *Source) pass() {
 	mds := records[*MachineDeployment](s.deployments)
 	var issues []wire.MachineIssue
 	if machines, ok := s.machines.records(); ok {
-		o := Observed{Namespace: s.namespace, Machines: typed[*Machine](machines), Deployments: mds}
+		o := Observed{Namespace: s.namespace, Machines: informer.Records[*Machine](machines), Deployments: mds}
 		if s.events != nil {
 			o.Events = s.events()
 		}
@@ -160,15 +161,5 @@ func (s *Source) Pools() []wire.Pool {
 
 func records[T any](g *gate) []T {
 	items, _ := g.records()
-	return typed[T](items)
-}
-
-func typed[T any](items []any) []T {
-	out := make([]T, 0, len(items))
-	for _, it := range items {
-		if v, ok := it.(T); ok {
-			out = append(out, v)
-		}
-	}
-	return out
+	return informer.Records[T](items)
 }
