@@ -14,7 +14,6 @@ import (
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/liveness"
-	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/status"
 )
@@ -28,7 +27,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log := logs.New(stderr, cfg.LogLevel)
+	log := config.NewLogger(stderr, cfg.LogLevel)
 	alive := progress{liveness.NewBeacon(livenessPath(getenv), liveness.Options{Log: log})}
 	alive.beacon.Mark(startupGrace)
 	identity := identity(getenv)

@@ -8,7 +8,6 @@ import (
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
-	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/status"
 )
@@ -22,7 +21,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log := logs.New(stderr, cfg.LogLevel)
+	log := config.NewLogger(stderr, cfg.LogLevel)
 	log.Info("Starting observer", "version", buildinfo.Version, "config", cfg)
 	memlimit.Apply(getenv, log)
 	// Written before the token is read: a missing Secret then shows in

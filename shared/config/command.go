@@ -43,7 +43,7 @@ type Command struct {
 }
 
 // Subcommand runs the subcommand args name, if they name one, and reports
-// whether they did. version and help answer first (buildinfo.Answer). Any
+// whether they did. version and help answer first (answer). Any
 // other name that is not one of commands is bad configuration (exit 2): a
 // mistyped `kubectl exec … status` must never start a second agent beside
 // the running one.
@@ -51,7 +51,7 @@ func Subcommand(args []string, binary, usage string, stdout io.Writer, commands 
 	if len(args) < 2 {
 		return false, nil
 	}
-	if answered, err := buildinfo.Answer(args[1], binary, usage, stdout); answered {
+	if answered, err := answer(args[1], binary, usage, stdout); answered {
 		return true, err
 	}
 	known := make([]string, 0, len(commands)+2)
@@ -62,4 +62,20 @@ func Subcommand(args []string, binary, usage string, stdout io.Writer, commands 
 		known = append(known, c.Name)
 	}
 	return true, UnknownCommand(args[1], append(known, "version", "help")...)
+}
+
+// answer answers the conventional questions a command-line user asks of
+// either binary (version and help, spelt as a subcommand or a flag) and
+// reports whether arg was one. The answer comes before the configuration is
+// read, so it works in any container and never starts an agent.
+func answer(arg, binary, usage string, stdout io.Writer) (answered bool, err error) {
+	switch arg {
+	case "version", "--version", "-version":
+		_, err = fmt.Fprintf(stdout, "%s %s\n", binary, buildinfo.Version)
+	case "help", "--help", "-help", "-h":
+		_, err = io.WriteString(stdout, usage)
+	default:
+		return false, nil
+	}
+	return true, err
 }

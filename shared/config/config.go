@@ -1,6 +1,8 @@
 // Package config reads the agents' settings from the environment once,
 // validates all of them, and reports every bad variable in one error so an
-// operator fixes the Deployment in a single edit.
+// operator fixes the Deployment in a single edit. It also holds what both
+// binaries do around those settings at start-up: the log stream, the
+// subcommands and the exit code.
 package config
 
 import (

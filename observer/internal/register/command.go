@@ -10,7 +10,6 @@ import (
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeconfig"
-	"kubehz.dev/agent/shared/logs"
 	"kubehz.dev/agent/shared/platform"
 )
 
@@ -22,7 +21,7 @@ func Command(ctx context.Context, getenv func(string) string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	log := logs.New(stderr, cfg.LogLevel)
+	log := config.NewLogger(stderr, cfg.LogLevel)
 	log.Info("Starting registration", "version", buildinfo.Version, "cluster", cfg.ClusterID,
 		"secret", cfg.Namespace+"/"+cfg.SecretName)
 	restCfg, err := kubeconfig.Load(getenv)

@@ -1,4 +1,4 @@
-package logs
+package config
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 	"unicode"
 )
 
-// TestNew_LogsOutsideTextWithoutARuneATerminalWouldObey: slog escapes the
+// TestNewLogger_LogsOutsideTextWithoutARuneATerminalWouldObey: slog escapes the
 // C0 controls, but a C1 CSI or a bidi override in a logged platform error
 // or version reached `kubectl logs` raw. Each line must still decode to the
 // very text that was logged.
-func TestNew_LogsOutsideTextWithoutARuneATerminalWouldObey(t *testing.T) {
+func TestNewLogger_LogsOutsideTextWithoutARuneATerminalWouldObey(t *testing.T) {
 	const hostile = "v1.35.6\x1b]0;owned\a\u009b2J\u202Eevil\u2066\x7f"
 	var b bytes.Buffer
-	log := New(&b, slog.LevelInfo)
+	log := NewLogger(&b, slog.LevelInfo)
 	log.Info("Refused the target "+hostile, "version", hostile, "err", errors.New(hostile),
 		slog.Group("pool", "name", hostile))
 	for _, r := range b.String() {
