@@ -19,13 +19,13 @@ import (
 	"kubehz.dev/agent/observer/internal/inventory"
 	"kubehz.dev/agent/observer/internal/machines"
 	"kubehz.dev/agent/observer/internal/owner"
+	"kubehz.dev/agent/observer/internal/state"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/memlimit"
 	"kubehz.dev/agent/shared/platform"
-	"kubehz.dev/agent/shared/status"
 )
 
 // observer is every part of the running observer. Each source of beat
@@ -48,7 +48,7 @@ type observer struct {
 }
 
 func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
-	restCfg *rest.Config, plat *platform.Client, livenessFile string, state *stateFile) *observer {
+	restCfg *rest.Config, plat *platform.Client, livenessFile string, statusFile *stateFile) *observer {
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
 	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, liveness.Options{Log: log}), interval: cfg.FullInterval}
@@ -70,10 +70,10 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	// Apply.
 	o.sender = beat.NewSender(plat, clk, beat.SenderOptions{Log: log,
 		OnVerdict: func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) },
-		OnOutcome: state.delivered})
-	state.beating = o.marker.Beating
-	state.sizes = o.sizes
-	state.actor = o.actorLease
+		OnOutcome: statusFile.delivered})
+	statusFile.beating = o.marker.Beating
+	statusFile.sizes = o.sizes
+	statusFile.actor = o.actorLease
 	o.loop = &beat.Loop{
 		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
 		Clock:   clk,
@@ -84,7 +84,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 		Beating: o.marker.Beating,
 		Turned: func(now time.Time) {
 			o.alive.turned(now)
-			state.turned(now)
+			statusFile.turned(now)
 		},
 		Log: log,
 	}
@@ -111,15 +111,15 @@ func (o *observer) build(now time.Time) ([]byte, error) {
 	}))
 }
 
-func (o *observer) sizes() status.ObserverCaches {
+func (o *observer) sizes() state.Caches {
 	nodes, pods, events := o.caches.Sizes()
 	machines, pools := o.machines.Sizes()
-	return status.ObserverCaches{Nodes: nodes, Pods: pods, WarningEvents: events, Machines: machines, Pools: pools}
+	return state.Caches{Nodes: nodes, Pods: pods, WarningEvents: events, Machines: machines, Pools: pools}
 }
 
-func (o *observer) actorLease(now time.Time) status.ActorLease {
+func (o *observer) actorLease(now time.Time) state.ActorLease {
 	holder, live := o.actions.Holder(now)
-	return status.ActorLease{Holder: holder, Live: live, Riding: len(o.actions.Actions(now))}
+	return state.ActorLease{Holder: holder, Live: live, Riding: len(o.actions.Actions(now))}
 }
 
 // run starts every part and waits for all of them; the first beat goes out

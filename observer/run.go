@@ -26,7 +26,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	memlimit.Apply(getenv, log)
 	// Written before the token is read: a missing Secret then shows in
 	// `observer status` and, after the threshold, in readiness.
-	state := newStateFile(status.PathNextTo(livenessPath(getenv)), started, buildinfo.Version, cfg.FullInterval, log)
+	statusFile := newStateFile(status.PathNextTo(livenessPath(getenv)), started, buildinfo.Version, cfg.FullInterval, log)
 
 	c, err := connect.Open(ctx, cfg.Common, getenv, "", nil, log)
 	if err != nil {
@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return err
 	}
-	obs := newObserver(cfg, log, c.API, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv), state)
+	obs := newObserver(cfg, log, c.API, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv), statusFile)
 	err = obs.run(ctx)
 	log.Info("Observer stopped")
 	return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kubehz.dev/agent/observer/internal/beat"
+	"kubehz.dev/agent/observer/internal/state"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/status"
@@ -27,18 +28,18 @@ type stateFile struct {
 	// The observer's parts, attached before anything calls turned or
 	// delivered; nil until then (a state written at start has none).
 	beating func() bool
-	sizes   func() status.ObserverCaches
-	actor   func(now time.Time) status.ActorLease
+	sizes   func() state.Caches
+	actor   func(now time.Time) state.ActorLease
 
 	mu      sync.Mutex
-	st      status.Observer
+	st      state.Observer
 	written time.Time
 	warned  bool
 }
 
 func newStateFile(path string, started time.Time, version string, every time.Duration, log *slog.Logger) *stateFile {
 	f := &stateFile{path: path, every: every, log: log,
-		st: status.Observer{Version: version, Started: started, Beating: true}}
+		st: state.Observer{Version: version, Started: started, Beating: true}}
 	f.mu.Lock()
 	f.write(started)
 	f.mu.Unlock()
@@ -120,7 +121,7 @@ func outcome(err error) string {
 // statusCommand prints the running observer's state: `observer status`, or
 // `observer status --json` for the raw file.
 func statusCommand(args []string, getenv func(string) string, stdout io.Writer) error {
-	st, err := status.ReadObserver(status.PathNextTo(livenessPath(getenv)))
+	st, err := state.Read(status.PathNextTo(livenessPath(getenv)))
 	if err != nil {
 		return err
 	}
@@ -134,9 +135,9 @@ func readyCommand(ctx context.Context, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	st, err := status.ReadObserver(status.PathNextTo(livenessPath(getenv)))
+	st, err := state.Read(status.PathNextTo(livenessPath(getenv)))
 	if err != nil {
 		return err
 	}
-	return status.Ready(st, time.Now(), after)
+	return state.Ready(st, time.Now(), after)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubehz.dev/agent/observer/internal/beat"
+	"kubehz.dev/agent/observer/internal/state"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/status"
 )
@@ -21,7 +22,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 type stateHarness struct {
 	f       *stateFile
 	beating bool
-	lease   status.ActorLease
+	lease   state.ActorLease
 	nodes   int
 }
 
@@ -29,14 +30,14 @@ func newStateHarness(t *testing.T) *stateHarness {
 	h := &stateHarness{beating: true}
 	h.f = newStateFile(filepath.Join(t.TempDir(), status.FileName), t0, "v1.2.3", time.Minute, slog.New(slog.DiscardHandler))
 	h.f.beating = func() bool { return h.beating }
-	h.f.sizes = func() status.ObserverCaches { return status.ObserverCaches{Nodes: h.nodes} }
-	h.f.actor = func(time.Time) status.ActorLease { return h.lease }
+	h.f.sizes = func() state.Caches { return state.Caches{Nodes: h.nodes} }
+	h.f.actor = func(time.Time) state.ActorLease { return h.lease }
 	return h
 }
 
-func (h *stateHarness) read(t *testing.T) status.Observer {
+func (h *stateHarness) read(t *testing.T) state.Observer {
 	t.Helper()
-	st, err := status.ReadObserver(h.f.path)
+	st, err := state.Read(h.f.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestStateFile_LoopTurnsWriteOnlyOnAChangeOrOncePerInterval(t *testing.T) {
 	if st := h.read(t); st.Caches.Nodes != 3 {
 		t.Fatalf("nothing written after a full interval: %+v", st.Caches)
 	}
-	h.lease = status.ActorLease{Holder: "actor-a_01", Live: true}
+	h.lease = state.ActorLease{Holder: "actor-a_01", Live: true}
 	h.f.turned(t0.Add(time.Minute + time.Second))
 	if st := h.read(t); st.Actor != h.lease {
 		t.Fatalf("a new lease holder was not written at once: %+v", st.Actor)
@@ -105,7 +106,7 @@ func TestStatusCommand_PrintsTheFileAndFailsWithoutOne(t *testing.T) {
 	if !errors.Is(err, status.ErrNotStarted) {
 		t.Fatalf("without a state file: err = %v, want ErrNotStarted", err)
 	}
-	if err := status.Write(filepath.Join(dir, status.FileName), status.Observer{Version: "v1.2.3", Beating: true}); err != nil {
+	if err := status.Write(filepath.Join(dir, status.FileName), state.Observer{Version: "v1.2.3", Beating: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := run(context.Background(), []string{"observer", "status"}, getenv, &out, &bytes.Buffer{}); err != nil {
@@ -133,7 +134,7 @@ func TestReadyCommand_FollowsTheThresholdSetting(t *testing.T) {
 	failingFor := func(d time.Duration) {
 		t.Helper()
 		since := time.Now().Add(-d)
-		st := status.Observer{Started: since, Beating: true, LastAttempt: since, LastOutcome: "HTTP 503", FailingSince: since}
+		st := state.Observer{Started: since, Beating: true, LastAttempt: since, LastOutcome: "HTTP 503", FailingSince: since}
 		if err := status.Write(filepath.Join(dir, status.FileName), st); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,10 @@
 // listening port: the process keeps a small JSON state file next to its
 // liveness file, and the binary's `status` subcommand, run with kubectl
 // exec, reads and prints it. The observer's `ready` subcommand, an exec
-// readiness probe, judges the same file.
+// readiness probe, judges the same file. This package is what both binaries
+// share: the file, its bounds and the table `status` prints; what each
+// binary records lives with it (observer/internal/state,
+// actor/internal/replica).
 package status
 
 import (
@@ -86,3 +89,7 @@ func read(path string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// MaxErrorLen bounds error texts in either binary's file, in UTF-16 code
+// units.
+const MaxErrorLen = 512

@@ -17,9 +17,8 @@ const hostile = "v1.35.6\x1b]0;owned\a\u009b2J\u202Eevil\r\n\tlast error: none"
 // escapedHostile is hostile as `status` prints it.
 const escapedHostile = `v1.35.6\x1b]0;owned\a\u009b2J\u202eevil\r\n\tlast error: none`
 
-func hostileObserver() Observer {
-	return Observer{Version: hostile, Started: now, Written: now, LastAttempt: now, LastOutcome: hostile,
-		LastError: hostile, LastErrorAt: now, Actor: ActorLease{Holder: hostile, Live: true}}
+func hostileState() sample {
+	return sample{Version: hostile, Started: now, LastError: hostile}
 }
 
 // assertOnlyPrintableLines fails on any rune in out that is neither
@@ -40,15 +39,15 @@ func assertOnlyPrintableLines(t *testing.T, out string, lines int) {
 	}
 }
 
-func TestRender_ObserverShowsHostileTextEscaped(t *testing.T) {
+func TestTable_ShowsHostileTextEscaped(t *testing.T) {
 	var b strings.Builder
-	if err := hostileObserver().Render(&b, now); err != nil {
+	if err := hostileState().Render(&b, now); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	assertOnlyPrintableLines(t, out, 13)
-	if n := strings.Count(out, escapedHostile); n != 4 {
-		t.Errorf("the escaped text appears %d times, want 4 (version, last beat, last error, actor lease):\n%s", n, out)
+	assertOnlyPrintableLines(t, out, 4)
+	if n := strings.Count(out, escapedHostile); n != 3 {
+		t.Errorf("the escaped text appears %d times, want 3 (version, last error, the row):\n%s", n, out)
 	}
 }
 
@@ -56,7 +55,7 @@ func TestRender_ObserverShowsHostileTextEscaped(t *testing.T) {
 // a program, so the state must decode unchanged, yet it is printed to the
 // same terminal.
 func TestPrint_JSONShowsNoControlRuneAndDecodesToTheSameState(t *testing.T) {
-	o := hostileObserver()
+	o := hostileState()
 	var b strings.Builder
 	if err := Print(o, []string{"--json"}, &b); err != nil {
 		t.Fatal(err)
@@ -66,7 +65,7 @@ func TestPrint_JSONShowsNoControlRuneAndDecodesToTheSameState(t *testing.T) {
 			t.Fatalf("--json output holds %U:\n%q", r, b.String())
 		}
 	}
-	var back Observer
+	var back sample
 	if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package status
+package state
 
 import (
 	"encoding/json"
@@ -11,21 +11,21 @@ import (
 // The status command reads a file another process writes; whatever the
 // file holds (cut short, garbage, a foreign document), decoding and
 // rendering must not panic, and what decodes survives a round trip.
-func FuzzDecodeObserver(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	full, _ := json.Marshal(Observer{Version: "dev", Started: now, Beating: true, LastAttempt: now, LastOutcome: "delivered",
-		Caches: ObserverCaches{Nodes: 3, Pods: 42}, Actor: ActorLease{Holder: "a", Live: true, Riding: 1}})
+		Caches: Caches{Nodes: 3, Pods: 42}, Actor: ActorLease{Holder: "a", Live: true, Riding: 1}})
 	for _, seed := range [][]byte{full, full[:len(full)/2], []byte("null"), []byte("{}"), []byte(`{"started":"not a time"}`), {}} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := DecodeObserver(b)
+		o, err := Decode(b)
 		if err != nil {
 			return
 		}
 		_ = o.Render(io.Discard, time.Now())
 		_ = Ready(o, time.Now(), time.Minute)
 		again, _ := json.Marshal(o)
-		back, err := DecodeObserver(again)
+		back, err := Decode(again)
 		if err != nil || !reflect.DeepEqual(comparable(back), comparable(o)) {
 			t.Fatalf("round trip changed the state: %v\n%+v\n%+v", err, back, o)
 		}

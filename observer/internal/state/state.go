@@ -1,13 +1,15 @@
-package status
+// Package state is what `observer status` shows and `observer ready` judges:
+// the state the running observer keeps in its status file (the file's format
+// is shared/status), how it is printed, and the readiness rule. Only the
+// observer writes and reads it.
+package state
 
 import (
 	"time"
 
+	"kubehz.dev/agent/shared/status"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// MaxErrorLen bounds error texts in the file, in UTF-16 code units.
-const MaxErrorLen = 512
 
 // Observer is what the running observer last knew about itself.
 type Observer struct {
@@ -29,12 +31,12 @@ type Observer struct {
 	LastError    string    `json:"lastError,omitempty"`
 	LastErrorAt  time.Time `json:"lastErrorAt,omitzero"`
 
-	Caches ObserverCaches `json:"caches"`
-	Actor  ActorLease     `json:"actor"`
+	Caches Caches     `json:"caches"`
+	Actor  ActorLease `json:"actor"`
 }
 
-// ObserverCaches are the sizes of what the observer holds in memory.
-type ObserverCaches struct {
+// Caches are the sizes of what the observer holds in memory.
+type Caches struct {
 	Nodes         int `json:"nodes"`
 	Pods          int `json:"pods"`
 	WarningEvents int `json:"warningEvents"`
@@ -53,15 +55,15 @@ type ActorLease struct {
 // Clamp bounds every free text, so the file stays small whatever an error
 // says.
 func (o Observer) Clamp() Observer {
-	o.LastError = wire.Clamp(o.LastError, MaxErrorLen)
+	o.LastError = wire.Clamp(o.LastError, status.MaxErrorLen)
 	o.LastOutcome = wire.Clamp(o.LastOutcome, wire.MaxLabelLen)
 	o.Version = wire.Clamp(o.Version, wire.MaxVersionLen)
 	o.Actor.Holder = wire.Clamp(o.Actor.Holder, wire.MaxNameLen)
 	return o
 }
 
-// ReadObserver reads the observer's state file.
-func ReadObserver(path string) (Observer, error) { return Read[Observer](path) }
+// Read reads the observer's state file.
+func Read(path string) (Observer, error) { return status.Read[Observer](path) }
 
-// DecodeObserver decodes an observer state file's bytes.
-func DecodeObserver(b []byte) (Observer, error) { return Decode[Observer](b) }
+// Decode decodes an observer state file's bytes.
+func Decode(b []byte) (Observer, error) { return status.Decode[Observer](b) }
