@@ -51,6 +51,7 @@ func TestSource_CitesNoDocumentOutsideTheRepository(t *testing.T) {
 const (
 	contractDoc     = "docs/contract.md"
 	architectureDoc = "ARCHITECTURE.md"
+	contributingDoc = "CONTRIBUTING.md"
 	readmeDoc       = "README.md"
 )
 
@@ -148,12 +149,13 @@ func commentFaults(comment string, anchors map[string]map[string]bool) []string 
 }
 
 // TestDocs_LinksIntoTheDocsNameSectionsThatExist reads every relative
-// markdown link of README.md, ARCHITECTURE.md and docs/contract.md: the file
-// it leads to must exist and, when it is one of these three and the link
+// markdown link of README.md, ARCHITECTURE.md, CONTRIBUTING.md and
+// docs/contract.md: the file it leads to must exist and, when it is one of
+// these and the link
 // names a section, have that section. It first proves, on a planted
 // document, that it finds a missing section and a missing file.
 func TestDocs_LinksIntoTheDocsNameSectionsThatExist(t *testing.T) {
-	docs := []string{readmeDoc, architectureDoc, contractDoc}
+	docs := []string{readmeDoc, architectureDoc, contributingDoc, contractDoc}
 	anchors := map[string]map[string]bool{}
 	for _, doc := range docs {
 		anchors[doc] = docAnchors(t, filepath.Join(root(t), doc))
