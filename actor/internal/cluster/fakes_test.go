@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"log/slog"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,9 +18,11 @@ func newFakeDynamic(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 		map[schema.GroupVersionResource]string{MachineDeploymentGVR: "MachineDeploymentList"}, objects...)
 }
 
-// newMDCache is a stopped MachineDeployment cache of testNamespace on client.
+// newMDCache is a stopped MachineDeployment cache of testNamespace on client,
+// whose discovery says every resource is served.
 func newMDCache(client *dynamicfake.FakeDynamicClient) *MachineDeployments {
-	return NewMachineDeployments(client, nil, testNamespace, slog.New(slog.DiscardHandler))
+	served := func(context.Context, schema.GroupVersionResource) error { return nil }
+	return NewMachineDeployments(client, served, testNamespace, slog.New(slog.DiscardHandler))
 }
 
 // transform is the MachineDeployment cache's informer transform, as the
