@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 )
 
 // Node is what healing reads from one Node: a few dozen bytes of a
@@ -67,7 +67,7 @@ func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
 
 // NodeFrom compacts a Node.
 func NodeFrom(n *corev1.Node) *Node {
-	r := &Node{Name: n.Name, ControlPlane: guard.ControlPlaneLabel(n.Labels) != "",
+	r := &Node{Name: n.Name, ControlPlane: refuse.ControlPlaneLabel(n.Labels) != "",
 		OwnerUID: types.UID(n.Labels[OwnedByLabel]), OwnerMachine: n.Annotations[MachineAnnotation]}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"kubehz.dev/agent/actor/internal/desired"
-	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -130,7 +130,7 @@ func (w world) observed(namespace string) heal.Observed {
 			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
 	}
 	for name, r := range w.mds {
-		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
+		o.Pools[name] = heal.Pool{ControlPlane: refuse.ControlPlaneReason(poolOf(r)), Autoscaler: refuse.AutoscalerKey(r.Annotations)}
 	}
 	return o
 }
@@ -154,7 +154,7 @@ func (e *Executor) deleteMachine(ctx context.Context, st heal.Step) (wire.Action
 	if d.Node != "" {
 		fresh, err := e.Nodes.Get(ctx, d.Node)
 		if err != nil {
-			return heal.NodeChanged(st, "cannot re-read node "+d.Node+": "+guard.Sanitize(err.Error())), heal.Stale
+			return heal.NodeChanged(st, "cannot re-read node "+d.Node+": "+refuse.Sanitize(err.Error())), heal.Stale
 		}
 		var n *heal.Node
 		if fresh != nil {

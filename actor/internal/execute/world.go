@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/machinepool"
 )
 
@@ -108,7 +108,7 @@ func (w world) owner(m *cluster.Machine) string {
 	return ""
 }
 
-func poolOf(r *cluster.MachineDeployment) guard.Pool {
-	return guard.Pool{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
+func poolOf(r *cluster.MachineDeployment) refuse.Pool {
+	return refuse.Pool{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
 		TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels}
 }

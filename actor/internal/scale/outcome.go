@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -60,7 +60,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 		return a, false
 	}
 	if err != nil {
-		return guard.MDPatchRefused(a, p.MD, p.Namespace, err)
+		return refuse.MDPatchRefused(a, p.MD, p.Namespace, err)
 	}
 	from := "unknown"
 	if p.From != nil {
@@ -74,7 +74,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 // Queued is the report for a pool left untouched because an earlier pool in
 // the same pass failed to write.
 func Queued(pool string, rev int64) wire.Action {
-	return action(pool, wire.StatusPending, guard.Queued, rev)
+	return action(pool, wire.StatusPending, refuse.Queued, rev)
 }
 
 // Retry reports whether the scaling pass wants another try on the next poll

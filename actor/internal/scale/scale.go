@@ -12,7 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -112,7 +112,7 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 	}
 	if len(validation.IsDNS1123Subdomain(pool.Name)) > 0 {
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"invalid pool name %q: not a DNS-1123 subdomain", guard.Sanitize(pool.Name)))
+			"invalid pool name %q: not a DNS-1123 subdomain", refuse.Sanitize(pool.Name)))
 	}
 	if duplicate {
 		// Ambiguous: refuse rather than pick one of the desired counts.
@@ -126,11 +126,11 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 			pool.Name, p.Namespace))
 	}
 	md.Name = pool.Name // the map key is the name that matched
-	if why := guard.ControlPlaneReason(md.guardPool()); why != "" {
+	if why := refuse.ControlPlaneReason(md.guardPool()); why != "" {
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", md.Name, why))
 	}
-	if key := guard.AutoscalerKey(md.Annotations); key != "" {
+	if key := refuse.AutoscalerKey(md.Annotations); key != "" {
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q is managed by cluster-autoscaler (annotation %s)", md.Name, key))
 	}
@@ -160,7 +160,7 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 func listFailed(pools []Pool, listErr error, p Policy) []Step {
 	why := "no result"
 	if listErr != nil {
-		why = guard.Sanitize(listErr.Error())
+		why = refuse.Sanitize(listErr.Error())
 	}
 	detail := fmt.Sprintf("cannot list MachineDeployments in namespace %q: %s", p.Namespace, why)
 	var steps []Step
@@ -185,8 +185,8 @@ func firstPools(pools []Pool) []Pool {
 }
 
 // guardPool is what the shared control-plane test reads.
-func (md MD) guardPool() guard.Pool {
-	return guard.Pool{Name: md.Name, Labels: md.Labels, TemplateLabels: md.TemplateLabels,
+func (md MD) guardPool() refuse.Pool {
+	return refuse.Pool{Name: md.Name, Labels: md.Labels, TemplateLabels: md.TemplateLabels,
 		TemplateSpecMetaLabels: md.TemplateSpecMetaLabels, TemplateSpecLabels: md.TemplateSpecLabels}
 }
 

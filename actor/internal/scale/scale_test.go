@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -246,7 +246,7 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 			if len(api.patches) != 0 || retry {
 				t.Fatalf("patches = %+v, retry = %v; want none and false", api.patches, retry)
 			}
-			if guard.ControlPlaneReason(tc.md.guardPool()) == "" {
+			if refuse.ControlPlaneReason(tc.md.guardPool()) == "" {
 				t.Fatal("ControlPlaneReason is empty")
 			}
 		})
@@ -256,7 +256,7 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 func TestScale_HetznerTypeNameIsNotControlPlane(t *testing.T) {
 	for _, name := range []string{"cpx31-workers", "workers-cpx21", "ccp-pool", "cp1-pool"} {
 		md := worker(name, 1)
-		if guard.ControlPlaneReason(md.guardPool()) != "" {
+		if refuse.ControlPlaneReason(md.guardPool()) != "" {
 			t.Errorf("ControlPlaneReason(%q) is not empty", name)
 		}
 		api := &fakeAPI{}

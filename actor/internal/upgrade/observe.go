@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/version"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 )
 
 // poolState is what one pool looks like before any decision
@@ -57,8 +57,8 @@ func observe(names []string, o Observed, want *version.Version) []poolState {
 			s.atTarget = equalVersion(md.Kubelet, want)
 			s.n, s.m = progress(s.machines, md.Replicas, want)
 			s.converged = s.atTarget && s.n >= s.m
-			s.cpReason = guard.ControlPlaneReason(g)
-			s.autoscalerKey = guard.AutoscalerKey(md.Annotations)
+			s.cpReason = refuse.ControlPlaneReason(g)
+			s.autoscalerKey = refuse.AutoscalerKey(md.Annotations)
 		}
 		states = append(states, s)
 	}
@@ -116,7 +116,7 @@ func rollingPools(o Observed) []string {
 		md := o.MDs[name]
 		g := md.Guard
 		g.Name = name
-		if md.Kubelet == "" || guard.ControlPlaneReason(g) != "" || guard.AutoscalerKey(md.Annotations) != "" {
+		if md.Kubelet == "" || refuse.ControlPlaneReason(g) != "" || refuse.AutoscalerKey(md.Annotations) != "" {
 			continue
 		}
 		for _, mc := range o.Machines {

@@ -3,7 +3,7 @@ package upgrade
 import (
 	"encoding/json"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -66,7 +66,7 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 	if p == nil || err == nil {
 		return a, false
 	}
-	return guard.MDPatchRefused(a, p.MD, p.Namespace, err)
+	return refuse.MDPatchRefused(a, p.MD, p.Namespace, err)
 }
 
 // Started records in mem the "from" of a roll whose patch succeeded, so the
@@ -83,5 +83,5 @@ func Started(mem Memory, p *Patch) {
 // Queued is the report for a pool left untouched because an earlier pool in
 // the same pass failed to write.
 func Queued(pool string, rev int64) wire.Action {
-	return action(pool, wire.StatusPending, guard.Queued, rev)
+	return action(pool, wire.StatusPending, refuse.Queued, rev)
 }

@@ -1,12 +1,13 @@
-// Package guard holds the refusal rules every capability shares: what marks a
+// Package refuse holds the refusal rules every capability shares: what marks a
 // control-plane pool, node or machine, what marks a pool cluster-autoscaler
 // owns (docs/contract.md#refusals), and how error text is cut to fit a report.
 // The rules are biased toward refusing: a worker with an unlucky name is left
 // alone, a control-plane object is never touched.
-package guard
+package refuse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -89,6 +90,10 @@ func ControlPlaneLabel(labels map[string]string) string {
 	}
 	return ""
 }
+
+// ControlPlaneLabelKeys returns the label keys that mark control plane, so
+// a reader can select control-plane Nodes by each of them.
+func ControlPlaneLabelKeys() []string { return slices.Clone(controlPlaneLabels) }
 
 // AutoscalerKey returns the first cluster-autoscaler annotation key present
 // in annotations, in a fixed order, or "" when the autoscaler does not own
