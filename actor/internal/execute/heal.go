@@ -116,7 +116,7 @@ func (w world) observed(namespace string) heal.Observed {
 		Namespace: namespace,
 		Machines:  make([]heal.Machine, 0, len(w.machines)),
 		Nodes:     make(map[string]heal.Node, len(w.nodes)),
-		Pools:     make(map[string]heal.Pool, len(w.mds)),
+		MDs:       make(map[string]heal.MD, len(w.mds)),
 	}
 	for _, m := range w.machines {
 		pool := w.owner(m)
@@ -126,11 +126,10 @@ func (w world) observed(namespace string) heal.Observed {
 		})
 	}
 	for name, n := range w.nodes {
-		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since,
-			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
+		o.Nodes[name] = heal.Node(*n)
 	}
 	for name, r := range w.mds {
-		o.Pools[name] = heal.Pool{ControlPlane: refuse.ControlPlaneReason(poolOf(r)), Autoscaler: refuse.AutoscalerKey(r.Annotations)}
+		o.MDs[name] = heal.MD{ControlPlane: refuse.ControlPlaneReason(poolLabels(r)), Autoscaler: refuse.AutoscalerKey(r.Annotations)}
 	}
 	return o
 }
@@ -158,7 +157,7 @@ func (e *Executor) deleteMachine(ctx context.Context, st heal.Step) (wire.Action
 		}
 		var n *heal.Node
 		if fresh != nil {
-			n = &heal.Node{Name: fresh.Name, ControlPlane: fresh.ControlPlane, Ready: fresh.Ready, Since: fresh.Since}
+			n = (*heal.Node)(fresh)
 		}
 		if !heal.StillUnhealthy(d, n) {
 			return heal.NodeChanged(st, "node "+d.Node+" recovered or changed since it was read"), heal.Stale

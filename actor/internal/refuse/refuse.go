@@ -34,10 +34,10 @@ var autoscalerAnnotations = []string{
 	"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size",
 }
 
-// Pool is what the control-plane test reads from a MachineDeployment: its
-// name and its four label maps, from the object's own to the innermost
+// PoolLabels is what the control-plane test reads from a MachineDeployment:
+// its name and its four label maps, from the object's own to the innermost
 // template's.
-type Pool struct {
+type PoolLabels struct {
 	Name                   string
 	Labels                 map[string]string // metadata.labels
 	TemplateLabels         map[string]string // spec.template.metadata.labels
@@ -47,7 +47,7 @@ type Pool struct {
 
 // ControlPlaneReason says why the pool might be a control-plane pool, or ""
 // when nothing marks it.
-func ControlPlaneReason(p Pool) string {
+func ControlPlaneReason(p PoolLabels) string {
 	maps := []struct {
 		path   string
 		labels map[string]string

@@ -38,8 +38,9 @@ type MD struct {
 	TemplateSpecLabels     map[string]string
 }
 
-// Pool is one entry of the desired state's workerPools.
-type Pool struct {
+// Target is one entry of the desired state's workerPools as scaling reads
+// it: a pool and the replica count it should reach.
+type Target struct {
 	Name            string
 	DesiredReplicas int64
 	// Unknown marks a desiredReplicas that was missing, null or not an
@@ -80,7 +81,7 @@ type Step struct {
 // beat; it is left out. The halt rule (docs/contract.md#refusals) is applied
 // by the caller as it writes: once Outcome says halt, every later step is
 // reported with Queued instead.
-func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
+func Plan(pools []Target, mds map[string]MD, listErr error, p Policy) []Step {
 	// Count names over the whole list before the cut, so a name whose
 	// second copy falls past it is still refused as ambiguous.
 	seen := make(map[string]int, len(pools))
@@ -106,7 +107,7 @@ func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
 
 // decide walks the docs/contract.md#scaling table for one pool; the first step
 // that applies wins.
-func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
+func decide(pool Target, duplicate bool, mds map[string]MD, p Policy) Step {
 	report := func(status, detail string) Step {
 		return Step{Action: action(pool.Name, status, detail, p.Revision)}
 	}
@@ -126,7 +127,7 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 			pool.Name, p.Namespace))
 	}
 	md.Name = pool.Name // the map key is the name that matched
-	if why := refuse.ControlPlaneReason(md.guardPool()); why != "" {
+	if why := refuse.ControlPlaneReason(md.poolLabels()); why != "" {
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", md.Name, why))
 	}
@@ -157,7 +158,7 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 }
 
 // listFailed reports every pool with a name as failed, to be retried.
-func listFailed(pools []Pool, listErr error, p Policy) []Step {
+func listFailed(pools []Target, listErr error, p Policy) []Step {
 	why := "no result"
 	if listErr != nil {
 		why = refuse.Sanitize(listErr.Error())
@@ -175,18 +176,18 @@ func listFailed(pools []Pool, listErr error, p Policy) []Step {
 
 // firstPools returns a sorted copy of at most MaxPools pools. The sort is
 // stable so equal names keep the document's order.
-func firstPools(pools []Pool) []Pool {
+func firstPools(pools []Target) []Target {
 	sorted := slices.Clone(pools)
-	slices.SortStableFunc(sorted, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(sorted, func(a, b Target) int { return cmp.Compare(a.Name, b.Name) })
 	if len(sorted) > MaxPools {
 		sorted = sorted[:MaxPools]
 	}
 	return sorted
 }
 
-// guardPool is what the shared control-plane test reads.
-func (md MD) guardPool() refuse.Pool {
-	return refuse.Pool{Name: md.Name, Labels: md.Labels, TemplateLabels: md.TemplateLabels,
+// poolLabels is what the shared control-plane test reads.
+func (md MD) poolLabels() refuse.PoolLabels {
+	return refuse.PoolLabels{Name: md.Name, Labels: md.Labels, TemplateLabels: md.TemplateLabels,
 		TemplateSpecMetaLabels: md.TemplateSpecMetaLabels, TemplateSpecLabels: md.TemplateSpecLabels}
 }
 

@@ -31,7 +31,7 @@ type MD struct {
 	Name, ResourceVersion string
 	Kubelet               string            // spec.template.spec.versions.kubelet; "" when absent
 	Replicas              *int64            // spec.replicas; nil when unknown
-	Guard                 refuse.Pool       // name and label maps for refuse.ControlPlaneReason
+	PoolLabels            refuse.PoolLabels // name and label maps for refuse.ControlPlaneReason
 	Annotations           map[string]string // metadata.annotations, for refuse.AutoscalerKey
 }
 
