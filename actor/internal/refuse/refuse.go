@@ -1,6 +1,8 @@
 // Package refuse holds the refusal rules every capability shares: what marks a
 // control-plane pool, node or machine, what marks a pool cluster-autoscaler
-// owns (docs/contract.md#refusals), and how error text is cut to fit a report.
+// owns (docs/contract.md#refusals), how error text is cut to fit a report, and
+// the precondition a MachineDeployment patch carries so the apiserver refuses
+// one decided on a stale read.
 // The rules are biased toward refusing: a worker with an unlucky name is left
 // alone, a control-plane object is never touched.
 package refuse

@@ -1,7 +1,6 @@
 package scale
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -11,34 +10,18 @@ import (
 
 // Patch is one write: set spec.replicas of the MachineDeployment MD to To.
 type Patch struct {
-	MD        string
-	Namespace string
-	// ResourceVersion is the version the decision was made on. The patch
-	// carries it as a precondition, so a write decided on a stale read is
-	// refused by the apiserver with 409 instead of applied.
-	ResourceVersion string
-	From            *int64 // spec.replicas as read; nil when unknown
-	To              int64
+	refuse.MDPatch
+	From *int64 // spec.replicas as read; nil when unknown
+	To   int64
 }
 
 // Body is the JSON merge patch to send with FieldManager: the replica count,
 // with the decided resourceVersion as its precondition when one was read.
 func (p Patch) Body() []byte {
-	type meta struct {
-		ResourceVersion string `json:"resourceVersion"`
-	}
 	type spec struct {
 		Replicas int64 `json:"replicas"`
 	}
-	body := struct {
-		Metadata *meta `json:"metadata,omitempty"`
-		Spec     spec  `json:"spec"`
-	}{Spec: spec{Replicas: p.To}}
-	if p.ResourceVersion != "" {
-		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
-	}
-	out, _ := json.Marshal(body) // cannot fail: strings and integers only
-	return out
+	return p.MergePatch(spec{Replicas: p.To})
 }
 
 // Outcome is the report after step's patch was sent and answered with err.
@@ -60,7 +43,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 		return a, false
 	}
 	if err != nil {
-		return refuse.MDPatchRefused(a, p.MD, p.Namespace, err)
+		return p.Refused(a, err)
 	}
 	from := "unknown"
 	if p.From != nil {

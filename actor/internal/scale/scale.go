@@ -148,11 +148,9 @@ func decide(pool Target, duplicate bool, mds map[string]MD, p Policy) Step {
 	}
 	step := report(wire.StatusInProgress, fmt.Sprintf("patching spec.replicas to %d", want))
 	step.Patch = &Patch{
-		MD:              md.Name,
-		Namespace:       p.Namespace,
-		ResourceVersion: md.ResourceVersion,
-		From:            md.Replicas,
-		To:              want,
+		MDPatch: refuse.MDPatch{MD: md.Name, Namespace: p.Namespace, ResourceVersion: md.ResourceVersion},
+		From:    md.Replicas,
+		To:      want,
 	}
 	return step
 }

@@ -36,7 +36,7 @@ func TestScale_Pass(t *testing.T) {
 			mds:   mdsOf(worker("pool-a", 2), worker("other-md", 1)),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles)},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+				scaled("pool-a", replicas(2), 3),
 			},
 			keywords: map[string][]string{"pool-a": {"replicas 2 to 3;"}},
 		},
@@ -69,8 +69,8 @@ func TestScale_Pass(t *testing.T) {
 				report("pool-zero", wire.StatusDone, "replicas 2 to 0"+reconciles),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-max", Namespace: testNS, ResourceVersion: "rv-pool-max", From: replicas(2), To: 50},
-				{MD: "pool-zero", Namespace: testNS, ResourceVersion: "rv-pool-zero", From: replicas(2), To: 0},
+				scaled("pool-max", replicas(2), 50),
+				scaled("pool-zero", replicas(2), 0),
 			},
 		},
 		{
@@ -82,7 +82,7 @@ func TestScale_Pass(t *testing.T) {
 				report("pool-x", wire.StatusFailed, `no MachineDeployment named "pool-x" in namespace "kube-system" (pools are matched to MachineDeployments by name)`),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+				scaled("pool-a", replicas(2), 3),
 			},
 			keywords: map[string][]string{"pool-x": {"no MachineDeployment", "pool-x", testNS, "by name"}},
 		},
@@ -115,7 +115,7 @@ func TestScale_Pass(t *testing.T) {
 				report("c-pool", wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll"),
 			},
 			wantPatches: []Patch{
-				{MD: "a-pool", Namespace: testNS, ResourceVersion: "rv-a-pool", From: replicas(2), To: 3},
+				scaled("a-pool", replicas(2), 3),
 			},
 			wantRetry: true,
 			keywords:  map[string][]string{"a-pool": {"patch failed: "}, "b-pool": {"queued"}, "c-pool": {"queued"}},
@@ -158,7 +158,7 @@ func TestScale_Pass(t *testing.T) {
 			mds:   mdsOf(MD{Name: "pool-a", ResourceVersion: "9"}),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas unknown to 3"+reconciles)},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "9", To: 3},
+				{MDPatch: refuse.MDPatch{MD: "pool-a", Namespace: testNS, ResourceVersion: "9"}, To: 3},
 			},
 			keywords: map[string][]string{"pool-a": {"replicas unknown to 3;"}},
 		},
@@ -173,8 +173,8 @@ func TestScale_Pass(t *testing.T) {
 				report("pool-b", wire.StatusDone, "replicas 2 to 4"+reconciles),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
-				{MD: "pool-b", Namespace: testNS, ResourceVersion: "rv-pool-b", From: replicas(2), To: 4},
+				scaled("pool-a", replicas(2), 3),
+				scaled("pool-b", replicas(2), 4),
 			},
 			wantRetry: true,
 			keywords:  map[string][]string{"pool-a": {"stale read", "re-evaluating"}},
@@ -309,7 +309,7 @@ func TestScale_OutcomeWithoutPatchIsTheStepItself(t *testing.T) {
 }
 
 func TestScale_PatchBodyCarriesTheDecidedResourceVersion(t *testing.T) {
-	p := Patch{MD: "pool-a", ResourceVersion: "123", From: replicas(2), To: 3}
+	p := Patch{MDPatch: refuse.MDPatch{MD: "pool-a", ResourceVersion: "123"}, From: replicas(2), To: 3}
 	if got, want := string(p.Body()), `{"metadata":{"resourceVersion":"123"},"spec":{"replicas":3}}`; got != want {
 		t.Errorf("Body = %s, want %s", got, want)
 	}

@@ -1,8 +1,6 @@
 package upgrade
 
 import (
-	"encoding/json"
-
 	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -10,23 +8,15 @@ import (
 // Patch is one write: set spec.template.spec.versions.kubelet of the
 // MachineDeployment MD to Target.
 type Patch struct {
-	MD        string
-	Namespace string
-	// ResourceVersion is the version the decision was made on. The patch
-	// carries it as a precondition, so a roll decided on a stale read is
-	// refused by the apiserver with 409 instead of applied.
-	ResourceVersion string
-	From            string // the MD's kubelet as read
-	Target          string // the desired version as received, trimmed
+	refuse.MDPatch
+	From   string // the MD's kubelet as read
+	Target string // the desired version as received, trimmed
 }
 
 // Body is the JSON merge patch to send (with the executor's field manager): the kubelet
 // version, with the decided resourceVersion as its precondition when one was
 // read.
 func (p Patch) Body() []byte {
-	type meta struct {
-		ResourceVersion string `json:"resourceVersion"`
-	}
 	type versions struct {
 		Kubelet string `json:"kubelet"`
 	}
@@ -39,15 +29,7 @@ func (p Patch) Body() []byte {
 	type spec struct {
 		Template template `json:"template"`
 	}
-	body := struct {
-		Metadata *meta `json:"metadata,omitempty"`
-		Spec     spec  `json:"spec"`
-	}{Spec: spec{Template: template{Spec: machineSpec{Versions: versions{Kubelet: p.Target}}}}}
-	if p.ResourceVersion != "" {
-		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
-	}
-	out, _ := json.Marshal(body) // cannot fail: strings only
-	return out
+	return p.MergePatch(spec{Template: template{Spec: machineSpec{Versions: versions{Kubelet: p.Target}}}})
 }
 
 // Outcome is the report after step's patch was sent and answered with err.
@@ -66,7 +48,7 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 	if p == nil || err == nil {
 		return a, false
 	}
-	return refuse.MDPatchRefused(a, p.MD, p.Namespace, err)
+	return p.Refused(a, err)
 }
 
 // Started records in mem the "from" of a roll whose patch succeeded, so the
