@@ -18,8 +18,8 @@ import (
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/execute"
-	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/actor/internal/scale"
 	"kubehz.dev/agent/shared/printable"
 )
@@ -141,7 +141,7 @@ func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]cpver
 	defer cancel()
 	var out []cpversion.Reading
 	seen := map[string]bool{}
-	for _, key := range guard.ControlPlaneLabelKeys() {
+	for _, key := range refuse.ControlPlaneLabelKeys() {
 		nodes, err := s.client.CoreV1().Nodes().List(rctx, metav1.ListOptions{LabelSelector: key})
 		if err != nil {
 			return nil, fmt.Errorf("list Nodes labelled %s: %w", key, err)

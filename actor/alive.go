@@ -11,7 +11,7 @@ import (
 // most four (the lease, the Deployment, the write, its Event), so a loop
 // that has not started its next step a minute after the last one is wedged.
 // Before the first term the token may be read through the API and the
-// guard's first list may be slow on a loaded apiserver.
+// kill switch's first list may be slow on a loaded apiserver.
 const (
 	stepGrace    = time.Minute
 	startupGrace = 5 * time.Minute

@@ -16,23 +16,24 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Pool is one MachineDeployment as resolution sees it. Selector is nil when
-// spec.selector is absent, empty or unparsable.
-type Pool struct {
+// Claim is one MachineDeployment as resolution sees it: its name, and the
+// selector by which it claims Machines. Selector is nil when spec.selector
+// is absent, empty or unparsable.
+type Claim struct {
 	Name     string
 	Selector labels.Selector
 }
 
 // Resolver places Machines in pools. Build it once per pass.
 type Resolver struct {
-	claiming []Pool          // non-nil selector, sorted by name
+	claiming []Claim         // non-nil selector, sorted by name
 	exists   map[string]bool // every named MD, for the owner fallback
 }
 
-// NewResolver indexes the pools of one namespace.
-func NewResolver(pools []Pool) Resolver {
-	r := Resolver{exists: make(map[string]bool, len(pools))}
-	for _, p := range pools {
+// NewResolver indexes the claims of one namespace's MachineDeployments.
+func NewResolver(claims []Claim) Resolver {
+	r := Resolver{exists: make(map[string]bool, len(claims))}
+	for _, p := range claims {
 		if p.Name == "" {
 			continue
 		}
@@ -42,7 +43,7 @@ func NewResolver(pools []Pool) Resolver {
 		}
 	}
 	// Sorted so that overlapping selectors resolve the same way every pass.
-	slices.SortFunc(r.claiming, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(r.claiming, func(a, b Claim) int { return cmp.Compare(a.Name, b.Name) })
 	return r
 }
 

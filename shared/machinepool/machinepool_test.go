@@ -8,7 +8,7 @@ import (
 )
 
 func TestMachinepool_CandidatesNamesEveryPoolThatCouldOwnTheMachine(t *testing.T) {
-	r := NewResolver([]Pool{
+	r := NewResolver([]Claim{
 		{Name: "workers", Selector: labels.SelectorFromSet(labels.Set{"role": "worker"})},
 		{Name: "workers-big", Selector: labels.SelectorFromSet(labels.Set{"role": "worker", "size": "big"})},
 		{Name: "prod-cp", Selector: nil},

@@ -32,8 +32,8 @@ func BuildAgents(root, dir string, race bool) (observer, actor string, err error
 }
 
 // DeployAgents applies deploy/actor, the managed tier (the observer's
-// objects plus the actor's, among them the actor Deployment its kill-switch
-// guard watches), and writes into dir a kubeconfig for each binary's
+// objects plus the actor's, among them the actor Deployment its kill switch
+// watches), and writes into dir a kubeconfig for each binary's
 // ServiceAccount, so each runs with exactly the RBAC deploy/ gives it.
 func (e *Env) DeployAgents(ctx context.Context, dir string) (observerKubeconfig, actorKubeconfig string, err error) {
 	if _, err := e.ApplyKustomization(ctx, filepath.Join(e.Root, "deploy", "actor")); err != nil {

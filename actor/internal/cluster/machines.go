@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 )
@@ -70,7 +70,7 @@ func machineFrom(u *unstructured.Unstructured) *Machine {
 		Namespace: u.GetNamespace(), Name: u.GetName(), ResourceVersion: u.GetResourceVersion(), UID: u.GetUID(),
 		Labels:       u.GetLabels(),
 		MachineSets:  machinepool.MachineSets(u.Object),
-		ControlPlane: guard.ControlPlaneLabel(u.GetLabels()) != "" || guard.ControlPlaneLabel(specKeys) != "",
+		ControlPlane: refuse.ControlPlaneLabel(u.GetLabels()) != "" || refuse.ControlPlaneLabel(specKeys) != "",
 		Created:      u.GetCreationTimestamp().Time,
 		Deleting:     u.GetDeletionTimestamp() != nil,
 		NodeName:     node,

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,22 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/refuse"
 )
 
-// Node is what healing reads from one Node: a few dozen bytes of a
-// multi-kilobyte object.
-type Node struct {
-	Name         string
-	ControlPlane bool
-	Ready        string    // the Ready condition's status; "" without one
-	Since        time.Time // its lastTransitionTime
-	// OwnerUID and OwnerMachine are machine-controller's marks naming the
-	// Machine behind the Node, set before it writes that Machine's
-	// status.nodeRef; "" without them.
-	OwnerUID     types.UID // the OwnedByLabel
-	OwnerMachine string    // the MachineAnnotation: "namespace/name"
-}
+// Node is the cached record of one Node: exactly what healing decides on
+// (heal.Node), a few dozen bytes of a multi-kilobyte object. It is its own
+// type only to carry the informer's key; heal.Node(*n) hands it over.
+type Node heal.Node
 
 // The marks machine-controller (v1.65) puts on a Node it matched to a
 // Machine: the Machine's UID as a label, and its namespace/name as the
@@ -67,7 +58,7 @@ func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
 
 // NodeFrom compacts a Node.
 func NodeFrom(n *corev1.Node) *Node {
-	r := &Node{Name: n.Name, ControlPlane: guard.ControlPlaneLabel(n.Labels) != "",
+	r := &Node{Name: n.Name, ControlPlane: refuse.ControlPlaneLabel(n.Labels) != "",
 		OwnerUID: types.UID(n.Labels[OwnedByLabel]), OwnerMachine: n.Annotations[MachineAnnotation]}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"kubehz.dev/agent/actor/internal/desired"
-	"kubehz.dev/agent/actor/internal/guard"
 	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -116,7 +116,7 @@ func (w world) observed(namespace string) heal.Observed {
 		Namespace: namespace,
 		Machines:  make([]heal.Machine, 0, len(w.machines)),
 		Nodes:     make(map[string]heal.Node, len(w.nodes)),
-		Pools:     make(map[string]heal.Pool, len(w.mds)),
+		MDs:       make(map[string]heal.MD, len(w.mds)),
 	}
 	for _, m := range w.machines {
 		pool := w.owner(m)
@@ -126,11 +126,10 @@ func (w world) observed(namespace string) heal.Observed {
 		})
 	}
 	for name, n := range w.nodes {
-		o.Nodes[name] = heal.Node{Name: n.Name, ControlPlane: n.ControlPlane, Ready: n.Ready, Since: n.Since,
-			OwnerUID: n.OwnerUID, OwnerMachine: n.OwnerMachine}
+		o.Nodes[name] = heal.Node(*n)
 	}
 	for name, r := range w.mds {
-		o.Pools[name] = heal.Pool{ControlPlane: guard.ControlPlaneReason(poolOf(r)), Autoscaler: guard.AutoscalerKey(r.Annotations)}
+		o.MDs[name] = heal.MD{ControlPlane: refuse.ControlPlaneReason(poolLabels(r)), Autoscaler: refuse.AutoscalerKey(r.Annotations)}
 	}
 	return o
 }
@@ -154,11 +153,11 @@ func (e *Executor) deleteMachine(ctx context.Context, st heal.Step) (wire.Action
 	if d.Node != "" {
 		fresh, err := e.Nodes.Get(ctx, d.Node)
 		if err != nil {
-			return heal.NodeChanged(st, "cannot re-read node "+d.Node+": "+guard.Sanitize(err.Error())), heal.Stale
+			return heal.NodeChanged(st, "cannot re-read node "+d.Node+": "+refuse.Sanitize(err.Error())), heal.Stale
 		}
 		var n *heal.Node
 		if fresh != nil {
-			n = &heal.Node{Name: fresh.Name, ControlPlane: fresh.ControlPlane, Ready: fresh.Ready, Since: fresh.Since}
+			n = (*heal.Node)(fresh)
 		}
 		if !heal.StillUnhealthy(d, n) {
 			return heal.NodeChanged(st, "node "+d.Node+" recovered or changed since it was read"), heal.Stale

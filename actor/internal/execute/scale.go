@@ -12,9 +12,9 @@ import (
 
 // scale runs the scaling pass and reports whether it wants a retry.
 func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
-	pools := make([]scale.Pool, 0, len(doc.WorkerPools))
+	pools := make([]scale.Target, 0, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
-		sp := scale.Pool{Name: p.Name, Unknown: p.DesiredReplicas == nil}
+		sp := scale.Target{Name: p.Name, Unknown: p.DesiredReplicas == nil}
 		if p.DesiredReplicas != nil {
 			sp.DesiredReplicas = *p.DesiredReplicas
 		}

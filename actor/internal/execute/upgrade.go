@@ -121,7 +121,7 @@ func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Obse
 	o := upgrade.Observed{MDs: make(map[string]upgrade.MD, len(w.mds))}
 	for name, r := range w.mds {
 		o.MDs[name] = upgrade.MD{Name: r.Name, ResourceVersion: r.ResourceVersion, Kubelet: r.Kubelet,
-			Replicas: r.Replicas, Guard: poolOf(r), Annotations: r.Annotations}
+			Replicas: r.Replicas, PoolLabels: poolLabels(r), Annotations: r.Annotations}
 	}
 	for _, m := range w.machines {
 		o.Machines = append(o.Machines, upgradeMachine(m, w))

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/machinepool"
 )
 
@@ -90,11 +90,11 @@ func (e *Executor) fresh(ctx context.Context, nodes bool) (world, error) {
 }
 
 func newWorld(mds map[string]*cluster.MachineDeployment, machines []*cluster.Machine, nodes map[string]*cluster.Node) world {
-	pools := make([]machinepool.Pool, 0, len(mds))
+	claims := make([]machinepool.Claim, 0, len(mds))
 	for _, r := range mds {
-		pools = append(pools, machinepool.Pool{Name: r.Name, Selector: r.Selector})
+		claims = append(claims, machinepool.Claim{Name: r.Name, Selector: r.Selector})
 	}
-	return world{mds: mds, machines: machines, nodes: nodes, resolver: machinepool.NewResolver(pools)}
+	return world{mds: mds, machines: machines, nodes: nodes, resolver: machinepool.NewResolver(claims)}
 }
 
 // owner is the one pool that could own m, or "" when none or several could:
@@ -108,7 +108,7 @@ func (w world) owner(m *cluster.Machine) string {
 	return ""
 }
 
-func poolOf(r *cluster.MachineDeployment) guard.Pool {
-	return guard.Pool{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
+func poolLabels(r *cluster.MachineDeployment) refuse.PoolLabels {
+	return refuse.PoolLabels{Name: r.Name, Labels: r.Labels, TemplateLabels: r.TemplateLabels,
 		TemplateSpecMetaLabels: r.TemplateSpecMetaLabels, TemplateSpecLabels: r.TemplateSpecLabels}
 }

@@ -148,17 +148,17 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 	report := func(status, detail string) Step {
 		return Step{Action: action(m.Name, status, detail, p.Revision)}
 	}
-	pool, owned := o.Pools[m.Pool]
+	md, owned := o.MDs[m.Pool]
 	switch {
 	case m.Pool == "" || !owned:
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: no owning MachineDeployment for Machine %s (%s); deleting an unowned machine would lose its capacity for good", m.Name, steady(c)))
-	case pool.ControlPlane != "":
+	case md.ControlPlane != "":
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", m.Pool, pool.ControlPlane))
-	case pool.Autoscaler != "":
+			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", m.Pool, md.ControlPlane))
+	case md.Autoscaler != "":
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, pool.Autoscaler))
+			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, md.Autoscaler))
 	case !p.Named[m.Pool]:
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: pool %q is not among the desired state's workerPools (%s)", m.Pool, steady(c)))

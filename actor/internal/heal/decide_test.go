@@ -24,12 +24,12 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 	two := Observed{
 		Machines: []Machine{m1, m2},
 		Nodes:    nodesOf(notReady("n1", down5m), notReady("n2", down5m)),
-		Pools:    workerPools("workers"),
+		MDs:      workerPools("workers"),
 	}
 	one := Observed{
 		Machines: []Machine{m1},
 		Nodes:    nodesOf(notReady("n1", down5m)),
-		Pools:    workerPools("workers"),
+		MDs:      workerPools("workers"),
 	}
 	tests := []struct {
 		name string
@@ -47,14 +47,14 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		},
 		{
 			name: "nothing unhealthy gives an empty decision",
-			o:    Observed{Machines: []Machine{m1}, Nodes: nodesOf(ready("n1")), Pools: workerPools("workers")},
+			o:    Observed{Machines: []Machine{m1}, Nodes: nodesOf(ready("n1")), MDs: workerPools("workers")},
 			p:    policy(),
 			mem:  oldMemory(),
 			want: Decision{Keep: keep()},
 		},
 		{
 			name: "node NotReady less than the window is untouched",
-			o:    Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", now.Add(-59*time.Second))), Pools: workerPools("workers")},
+			o:    Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", now.Add(-59*time.Second))), MDs: workerPools("workers")},
 			p:    policy(),
 			mem:  oldMemory(),
 			want: Decision{Keep: keep()},
@@ -64,7 +64,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m1, machine("cp1", "workers", "cp-node")},
 				Nodes:    nodesOf(notReady("n1", down5m), Node{Name: "cp-node", ControlPlane: true, Ready: ReadyFalse, Since: down5m}),
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:    with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem:  oldMemory(),
@@ -72,7 +72,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		},
 		{
 			name: "joinless machine past the startup timeout is deleted with no node",
-			o:    Observed{Machines: []Machine{joinless("j1", "workers", now.Add(-time.Hour))}, Pools: workerPools("workers")},
+			o:    Observed{Machines: []Machine{joinless("j1", "workers", now.Add(-time.Hour))}, MDs: workerPools("workers")},
 			p:    policy(),
 			mem:  oldMemory(),
 			want: Decision{
@@ -87,7 +87,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m2, m1, machine("m3", "workers", "n3")},
 				Nodes:    nodesOf(notReady("n1", down5m), unknown("n2", down5m), ready("n3")),
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -102,7 +102,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m1},
 				Nodes:    nodesOf(notReady("n1", down5m), notReady("orphan", down5m)),
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -129,7 +129,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{machine("m1", "", "n1"), machine("m2", "scaled", "n2")},
 				Nodes:    nodesOf(notReady("n1", down5m), notReady("n2", down5m)),
-				Pools:    map[string]Pool{"scaled": {Autoscaler: "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"}},
+				MDs:      map[string]MD{"scaled": {Autoscaler: "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"}},
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -144,7 +144,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m1, m2, deleting(machine("gone", "workers", "n9"))},
 				Nodes:    two.Nodes,
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -171,7 +171,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m1},
 				Nodes:    nodesOf(notReady("n1", down5m), notReady("orphan", down5m)),
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   policy(),
 			mem: oldMemory(),
@@ -187,7 +187,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m1, deleting(machine("old", "workers", "n-old"))},
 				Nodes:    one.Nodes,
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -202,7 +202,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{machine("m1", "pool-a", "n1"), machine("m2", "pool-b", "n2"), deleting(machine("old", "pool-c", ""))},
 				Nodes:    two.Nodes,
-				Pools:    workerPools("pool-a", "pool-b", "pool-c"),
+				MDs:      workerPools("pool-a", "pool-b", "pool-c"),
 			},
 			p:   with(policy(), func(p *Policy) { p.Cooldown = 0 }),
 			mem: oldMemory(),
@@ -220,7 +220,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{m1, deleting(controlPlane(machine("cp-1", "", "cp-node")))},
 				Nodes:    one.Nodes,
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -249,7 +249,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{machine("m1", "pool-a", "n1"), machine("m2", "pool-b", "n2")},
 				Nodes:    two.Nodes,
-				Pools:    workerPools("pool-a", "pool-b"),
+				MDs:      workerPools("pool-a", "pool-b"),
 			},
 			p:   policy(),
 			mem: oldMemory(),
@@ -275,7 +275,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		},
 		{
 			name: "refusal: unowned machine",
-			o:    Observed{Machines: []Machine{machine("m1", "", "n1")}, Nodes: one.Nodes, Pools: workerPools("workers")},
+			o:    Observed{Machines: []Machine{machine("m1", "", "n1")}, Nodes: one.Nodes, MDs: workerPools("workers")},
 			p:    policy(),
 			mem:  oldMemory(),
 			want: Decision{
@@ -286,7 +286,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		},
 		{
 			name: "refusal: owner named but not among the MachineDeployments",
-			o:    Observed{Machines: []Machine{machine("m1", "ghost", "n1")}, Nodes: one.Nodes, Pools: workerPools("workers")},
+			o:    Observed{Machines: []Machine{machine("m1", "ghost", "n1")}, Nodes: one.Nodes, MDs: workerPools("workers")},
 			p:    policy(),
 			mem:  oldMemory(),
 			want: Decision{
@@ -297,7 +297,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		},
 		{
 			name: "refusal: control-plane pool",
-			o:    Observed{Machines: []Machine{machine("m1", "prod-cp-1", "n1")}, Nodes: one.Nodes, Pools: map[string]Pool{"prod-cp-1": {ControlPlane: `name segment "cp"`}}},
+			o:    Observed{Machines: []Machine{machine("m1", "prod-cp-1", "n1")}, Nodes: one.Nodes, MDs: map[string]MD{"prod-cp-1": {ControlPlane: `name segment "cp"`}}},
 			p:    policy(),
 			mem:  oldMemory(),
 			want: Decision{
@@ -308,7 +308,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		{
 			name: "refusal: autoscaler pool names the annotation key",
 			o: Observed{Machines: []Machine{machine("m1", "scaled", "n1")}, Nodes: one.Nodes,
-				Pools: map[string]Pool{"scaled": {Autoscaler: "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"}}},
+				MDs: map[string]MD{"scaled": {Autoscaler: "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"}}},
 			p:   policy(),
 			mem: oldMemory(),
 			want: Decision{
@@ -320,7 +320,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 		{
 			name: "refusal: control-plane wins over autoscaler",
 			o: Observed{Machines: []Machine{machine("m1", "both", "n1")}, Nodes: one.Nodes,
-				Pools: map[string]Pool{"both": {ControlPlane: "label", Autoscaler: "k"}}},
+				MDs: map[string]MD{"both": {ControlPlane: "label", Autoscaler: "k"}}},
 			p:   policy(),
 			mem: oldMemory(),
 			want: Decision{
@@ -333,7 +333,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{machine("m1", "", "n1"), deleting(machine("old", "workers", ""))},
 				Nodes:    one.Nodes,
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
@@ -349,7 +349,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{machine("a-unowned", "", "n1"), machine("b-ok", "workers", "n2")},
 				Nodes:    two.Nodes,
-				Pools:    workerPools("workers"),
+				MDs:      workerPools("workers"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 2 }),
 			mem: oldMemory(),
@@ -368,7 +368,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			o: Observed{
 				Machines: []Machine{machine("zz", "pool-z", "n2"), joinless("mm", "pool-m", now.Add(-time.Hour)), machine("aa", "pool-a", "n1")},
 				Nodes:    two.Nodes,
-				Pools:    workerPools("pool-a", "pool-m", "pool-z"),
+				MDs:      workerPools("pool-a", "pool-m", "pool-z"),
 			},
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 3 }),
 			mem: oldMemory(),
@@ -394,7 +394,7 @@ func TestHeal_CooldownBaseline(t *testing.T) {
 	down5m := now.Add(-5 * time.Minute)
 	cause := nodeCause("n1", "NotReady", "5m0s", "1m0s")
 	m1 := machine("m1", "workers", "n1")
-	o := Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", down5m)), Pools: workerPools("workers")}
+	o := Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", down5m)), MDs: workerPools("workers")}
 	heal := healing(m1, "n1", down5m, cause)
 	waiting := func(left string) Step {
 		return final("m1", wire.StatusPending, `waiting: cooldown of pool "workers", `+left+" remaining; "+cause)
@@ -468,7 +468,7 @@ func TestHeal_StormBrakeRefusesAllWithTheExactText(t *testing.T) {
 	o := Observed{
 		Machines: []Machine{machine("m1", "workers", "n1"), machine("m2", "workers", "n2")},
 		Nodes:    nodesOf(notReady("n1", now.Add(-time.Hour)), notReady("n2", now.Add(-time.Hour)), ready("n3")),
-		Pools:    workerPools("workers"),
+		MDs:      workerPools("workers"),
 	}
 	d := Decide(o, with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }), oldMemory(), now)
 	// Spelled out in full, em dash (U+2014) included, as the contract pins it.
@@ -507,7 +507,7 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 	}{
 		{
 			name:   "deleting names the node, its state and both durations",
-			o:      Observed{Machines: []Machine{machine("m1", "workers", "node-x")}, Nodes: nodesOf(notReady("node-x", down)), Pools: workerPools("workers")},
+			o:      Observed{Machines: []Machine{machine("m1", "workers", "node-x")}, Nodes: nodesOf(notReady("node-x", down)), MDs: workerPools("workers")},
 			p:      policy(),
 			target: "m1", status: wire.StatusInProgress,
 			words: []string{"deleting Machine (", "node-x", "NotReady", "5m0s", "unhealthyAfter 1m0s"},
@@ -515,7 +515,7 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 		{
 			name: "budget names in flight, the count and the limit",
 			o: Observed{Machines: []Machine{machine("m1", "workers", "n1"), deleting(machine("old", "workers", ""))},
-				Nodes: nodesOf(notReady("n1", down)), Pools: workerPools("workers")},
+				Nodes: nodesOf(notReady("n1", down)), MDs: workerPools("workers")},
 			p:      with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			target: "m1", status: wire.StatusPending,
 			words: []string{"in flight", "1 disruption(s)", "maxUnhealthy 1"},
@@ -523,7 +523,7 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 		{
 			name: "cooldown names the pool and the remaining time",
 			o: Observed{Machines: []Machine{machine("m1", "pool-q", "n1")},
-				Nodes: nodesOf(notReady("n1", down)), Pools: workerPools("pool-q")},
+				Nodes: nodesOf(notReady("n1", down)), MDs: workerPools("pool-q")},
 			p:      policy(),
 			target: "m1", status: wire.StatusPending,
 			words: []string{"cooldown", "pool-q", "15m0s"},
@@ -531,7 +531,7 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 		{
 			name: "autoscaler names cluster-autoscaler, the pool and the key",
 			o: Observed{Machines: []Machine{machine("m1", "auto", "n1")}, Nodes: nodesOf(notReady("n1", down)),
-				Pools: map[string]Pool{"auto": {Autoscaler: "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"}}},
+				MDs: map[string]MD{"auto": {Autoscaler: "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"}}},
 			p:      policy(),
 			target: "m1", status: wire.StatusFailed,
 			words: []string{"cluster-autoscaler", "auto", "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"},
@@ -539,7 +539,7 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 		{
 			name: "control-plane pool says control-plane",
 			o: Observed{Machines: []Machine{machine("m1", "edge-cp-pool", "n1")}, Nodes: nodesOf(notReady("n1", down)),
-				Pools: map[string]Pool{"edge-cp-pool": {ControlPlane: "name"}}},
+				MDs: map[string]MD{"edge-cp-pool": {ControlPlane: "name"}}},
 			p:      policy(),
 			target: "m1", status: wire.StatusFailed,
 			words: []string{"control-plane"},
@@ -553,7 +553,7 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 		},
 		{
 			name:   "joinless says no node joined",
-			o:      Observed{Machines: []Machine{joinless("j1", "workers", now.Add(-time.Hour))}, Pools: workerPools("workers")},
+			o:      Observed{Machines: []Machine{joinless("j1", "workers", now.Add(-time.Hour))}, MDs: workerPools("workers")},
 			p:      policy(),
 			target: "j1", status: wire.StatusInProgress,
 			words: []string{"no node joined"},
@@ -586,7 +586,7 @@ func TestHeal_DecideCarriesTheRevision(t *testing.T) {
 	o := Observed{
 		Machines: []Machine{machine("m1", "workers", "n1"), machine("m2", "", "n2"), machine("m3", "workers", "n3")},
 		Nodes:    nodesOf(notReady("n1", now.Add(-time.Hour)), notReady("n2", now.Add(-time.Hour)), notReady("n3", now.Add(-time.Hour))),
-		Pools:    workerPools("workers"),
+		MDs:      workerPools("workers"),
 	}
 	for _, limit := range []int{1, 3} { // storm, then the table
 		p := with(policy(), func(p *Policy) { p.MaxUnhealthy = limit; p.Revision = 10_000_000 })
@@ -611,7 +611,7 @@ func TestHeal_DecideDoesNotChangeMemoryOrInput(t *testing.T) {
 	o := Observed{
 		Machines: machines,
 		Nodes:    nodesOf(notReady("n1", now.Add(-time.Hour)), notReady("n2", now.Add(-time.Hour))),
-		Pools:    workerPools("workers"),
+		MDs:      workerPools("workers"),
 	}
 	Decide(o, with(policy(), func(p *Policy) { p.Cooldown = 0 }), mem, now)
 	if !reflect.DeepEqual(mem, before) {
@@ -626,7 +626,7 @@ func TestHeal_MachineOfAPoolTheDocumentDoesNotNameIsRefused(t *testing.T) {
 	o := Observed{
 		Machines: []Machine{machine("m1", "unnamed", "n1")},
 		Nodes:    nodesOf(Node{Name: "n1", Ready: ReadyFalse, Since: now.Add(-5 * time.Minute)}),
-		Pools:    map[string]Pool{"unnamed": {}},
+		MDs:      map[string]MD{"unnamed": {}},
 	}
 	d := Decide(o, policy(), NewMemory(now.Add(-time.Hour)), now)
 	if len(d.Steps) != 1 || d.Steps[0].Delete != nil || d.Steps[0].Action.Status != "failed" ||

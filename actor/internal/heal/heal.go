@@ -60,8 +60,8 @@ type Node struct {
 	OwnerMachine string
 }
 
-// Pool is what the refusals read from a MachineDeployment.
-type Pool struct {
+// MD is what the refusals read from a pool's MachineDeployment.
+type MD struct {
 	ControlPlane string // why it looks like a control-plane pool, or ""
 	Autoscaler   string // the cluster-autoscaler annotation found, or ""
 }
@@ -71,7 +71,7 @@ type Observed struct {
 	Namespace string // the Machines' and MachineDeployments'
 	Machines  []Machine
 	Nodes     map[string]Node // by name
-	Pools     map[string]Pool // MachineDeployments by name
+	MDs       map[string]MD   // by name
 }
 
 // Policy is the effective healing policy of one desired revision.

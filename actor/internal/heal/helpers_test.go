@@ -94,10 +94,10 @@ func nodesOf(ns ...Node) map[string]Node {
 }
 
 // workerPools is a set of ordinary worker MachineDeployments.
-func workerPools(names ...string) map[string]Pool {
-	out := make(map[string]Pool, len(names))
+func workerPools(names ...string) map[string]MD {
+	out := make(map[string]MD, len(names))
 	for _, n := range names {
-		out[n] = Pool{}
+		out[n] = MD{}
 	}
 	return out
 }

@@ -73,7 +73,7 @@ func TestHeal_LocalMaximumOfZeroDeletesNothing(t *testing.T) {
 	p := PolicyFrom(desired.Healing{Enabled: true, MaxUnhealthy: 1000}, testRev, Limits{MaxInFlight: 0})
 	p.Named = named
 	o := Observed{Machines: []Machine{machine("m1", "workers", "n1")}, Nodes: nodesOf(notReady("n1", now.Add(-time.Hour))),
-		Pools: workerPools("workers")}
+		MDs: workerPools("workers")}
 	d := Decide(o, p, oldMemory(), now)
 	if !d.Storm || deletes(d) != 0 {
 		t.Errorf("decision %s, want a storm deleting nothing", decisionString(d))

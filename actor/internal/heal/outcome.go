@@ -7,7 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -50,7 +50,7 @@ func Outcome(step Step, err error, namespace string) (wire.Action, Result) {
 		return NodeChanged(step, "the Machine changed since it was read"), Stale
 	}
 	a.Status = wire.StatusFailed
-	a.Detail = guard.WriteFailed("delete", err, guard.MachineDeleteRule(namespace))
+	a.Detail = refuse.WriteFailed("delete", err, refuse.MachineDeleteRule(namespace))
 	if unsure(err) {
 		return a, Unsure
 	}
@@ -80,7 +80,7 @@ func NodeChanged(step Step, why string) wire.Action {
 // Queued is the report for a candidate left untouched because an earlier
 // delete in the same pass failed.
 func Queued(machine string, rev int64) wire.Action {
-	return action(machine, wire.StatusPending, guard.Queued, rev)
+	return action(machine, wire.StatusPending, refuse.Queued, rev)
 }
 
 // Record notes a delete that landed (Deleted or Gone): the pool's cooldown

@@ -230,7 +230,7 @@ func TestHeal_RecordedHealHoldsThePoolForTheCooldown(t *testing.T) {
 	o := Observed{
 		Machines: []Machine{machine("m2", "workers", "n2")},
 		Nodes:    nodesOf(notReady("n2", now.Add(-5*time.Minute))),
-		Pools:    workerPools("workers"),
+		MDs:      workerPools("workers"),
 	}
 	cause := nodeCause("n2", "NotReady", "5m0s", "1m0s")
 	tests := []struct {

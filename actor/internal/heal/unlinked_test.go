@@ -107,7 +107,7 @@ func TestHeal_UnlinkedMachineIsReportedButNeverCounted(t *testing.T) {
 		Namespace: testNS,
 		Machines:  []Machine{machine("a1", "workers", "n1"), joinless("b1", "workers", now.Add(-time.Hour)), machine("c1", "workers", "n3")},
 		Nodes:     nodesOf(notReady("n1", down), byMarks(ready("hz-b"), "uid-b1", ""), notReady("n3", down)),
-		Pools:     workerPools("workers"),
+		MDs:       workerPools("workers"),
 	}
 	p := with(policy(), func(p *Policy) { p.MaxUnhealthy, p.Cooldown = 2, 0 })
 	d := Decide(o, p, oldMemory(), now)

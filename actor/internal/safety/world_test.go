@@ -13,7 +13,7 @@ import (
 const namespace = "kube-system"
 
 // The label keys that mark a control-plane object, spelt
-// out here rather than taken from package guard, so the checks do not trust
+// out here rather than taken from package refuse, so the checks do not trust
 // the code they check.
 const (
 	labelControlPlane = "node-role.kubernetes.io/control-plane"

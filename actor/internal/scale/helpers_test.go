@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -17,6 +18,11 @@ func replicas(n int64) *int64 { return &n }
 // worker is an ordinary worker MachineDeployment at n replicas.
 func worker(name string, n int64) MD {
 	return MD{Name: name, ResourceVersion: "rv-" + name, Replicas: replicas(n)}
+}
+
+// scaled is the patch that scales worker(name, …) from one count to another.
+func scaled(name string, from *int64, to int64) Patch {
+	return Patch{MDPatch: refuse.MDPatch{MD: name, Namespace: testNS, ResourceVersion: "rv-" + name}, From: from, To: to}
 }
 
 func mdsOf(mds ...MD) map[string]MD {

@@ -1,44 +1,27 @@
 package scale
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
 // Patch is one write: set spec.replicas of the MachineDeployment MD to To.
 type Patch struct {
-	MD        string
-	Namespace string
-	// ResourceVersion is the version the decision was made on. The patch
-	// carries it as a precondition, so a write decided on a stale read is
-	// refused by the apiserver with 409 instead of applied.
-	ResourceVersion string
-	From            *int64 // spec.replicas as read; nil when unknown
-	To              int64
+	refuse.MDPatch
+	From *int64 // spec.replicas as read; nil when unknown
+	To   int64
 }
 
 // Body is the JSON merge patch to send with FieldManager: the replica count,
 // with the decided resourceVersion as its precondition when one was read.
 func (p Patch) Body() []byte {
-	type meta struct {
-		ResourceVersion string `json:"resourceVersion"`
-	}
 	type spec struct {
 		Replicas int64 `json:"replicas"`
 	}
-	body := struct {
-		Metadata *meta `json:"metadata,omitempty"`
-		Spec     spec  `json:"spec"`
-	}{Spec: spec{Replicas: p.To}}
-	if p.ResourceVersion != "" {
-		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
-	}
-	out, _ := json.Marshal(body) // cannot fail: strings and integers only
-	return out
+	return p.MergePatch(spec{Replicas: p.To})
 }
 
 // Outcome is the report after step's patch was sent and answered with err.
@@ -60,7 +43,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 		return a, false
 	}
 	if err != nil {
-		return guard.MDPatchRefused(a, p.MD, p.Namespace, err)
+		return p.Refused(a, err)
 	}
 	from := "unknown"
 	if p.From != nil {
@@ -74,7 +57,7 @@ func Outcome(step Step, err error) (wire.Action, bool) {
 // Queued is the report for a pool left untouched because an earlier pool in
 // the same pass failed to write.
 func Queued(pool string, rev int64) wire.Action {
-	return action(pool, wire.StatusPending, guard.Queued, rev)
+	return action(pool, wire.StatusPending, refuse.Queued, rev)
 }
 
 // Retry reports whether the scaling pass wants another try on the next poll

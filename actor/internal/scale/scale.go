@@ -12,7 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -38,8 +38,9 @@ type MD struct {
 	TemplateSpecLabels     map[string]string
 }
 
-// Pool is one entry of the desired state's workerPools.
-type Pool struct {
+// Target is one entry of the desired state's workerPools as scaling reads
+// it: a pool and the replica count it should reach.
+type Target struct {
 	Name            string
 	DesiredReplicas int64
 	// Unknown marks a desiredReplicas that was missing, null or not an
@@ -80,7 +81,7 @@ type Step struct {
 // beat; it is left out. The halt rule (docs/contract.md#refusals) is applied
 // by the caller as it writes: once Outcome says halt, every later step is
 // reported with Queued instead.
-func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
+func Plan(pools []Target, mds map[string]MD, listErr error, p Policy) []Step {
 	// Count names over the whole list before the cut, so a name whose
 	// second copy falls past it is still refused as ambiguous.
 	seen := make(map[string]int, len(pools))
@@ -106,13 +107,13 @@ func Plan(pools []Pool, mds map[string]MD, listErr error, p Policy) []Step {
 
 // decide walks the docs/contract.md#scaling table for one pool; the first step
 // that applies wins.
-func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
+func decide(pool Target, duplicate bool, mds map[string]MD, p Policy) Step {
 	report := func(status, detail string) Step {
 		return Step{Action: action(pool.Name, status, detail, p.Revision)}
 	}
 	if len(validation.IsDNS1123Subdomain(pool.Name)) > 0 {
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"invalid pool name %q: not a DNS-1123 subdomain", guard.Sanitize(pool.Name)))
+			"invalid pool name %q: not a DNS-1123 subdomain", refuse.Sanitize(pool.Name)))
 	}
 	if duplicate {
 		// Ambiguous: refuse rather than pick one of the desired counts.
@@ -126,11 +127,11 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 			pool.Name, p.Namespace))
 	}
 	md.Name = pool.Name // the map key is the name that matched
-	if why := guard.ControlPlaneReason(md.guardPool()); why != "" {
+	if why := refuse.ControlPlaneReason(md.poolLabels()); why != "" {
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q looks like a control-plane pool (%s)", md.Name, why))
 	}
-	if key := guard.AutoscalerKey(md.Annotations); key != "" {
+	if key := refuse.AutoscalerKey(md.Annotations); key != "" {
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: MachineDeployment %q is managed by cluster-autoscaler (annotation %s)", md.Name, key))
 	}
@@ -147,20 +148,18 @@ func decide(pool Pool, duplicate bool, mds map[string]MD, p Policy) Step {
 	}
 	step := report(wire.StatusInProgress, fmt.Sprintf("patching spec.replicas to %d", want))
 	step.Patch = &Patch{
-		MD:              md.Name,
-		Namespace:       p.Namespace,
-		ResourceVersion: md.ResourceVersion,
-		From:            md.Replicas,
-		To:              want,
+		MDPatch: refuse.MDPatch{MD: md.Name, Namespace: p.Namespace, ResourceVersion: md.ResourceVersion},
+		From:    md.Replicas,
+		To:      want,
 	}
 	return step
 }
 
 // listFailed reports every pool with a name as failed, to be retried.
-func listFailed(pools []Pool, listErr error, p Policy) []Step {
+func listFailed(pools []Target, listErr error, p Policy) []Step {
 	why := "no result"
 	if listErr != nil {
-		why = guard.Sanitize(listErr.Error())
+		why = refuse.Sanitize(listErr.Error())
 	}
 	detail := fmt.Sprintf("cannot list MachineDeployments in namespace %q: %s", p.Namespace, why)
 	var steps []Step
@@ -175,18 +174,18 @@ func listFailed(pools []Pool, listErr error, p Policy) []Step {
 
 // firstPools returns a sorted copy of at most MaxPools pools. The sort is
 // stable so equal names keep the document's order.
-func firstPools(pools []Pool) []Pool {
+func firstPools(pools []Target) []Target {
 	sorted := slices.Clone(pools)
-	slices.SortStableFunc(sorted, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(sorted, func(a, b Target) int { return cmp.Compare(a.Name, b.Name) })
 	if len(sorted) > MaxPools {
 		sorted = sorted[:MaxPools]
 	}
 	return sorted
 }
 
-// guardPool is what the shared control-plane test reads.
-func (md MD) guardPool() guard.Pool {
-	return guard.Pool{Name: md.Name, Labels: md.Labels, TemplateLabels: md.TemplateLabels,
+// poolLabels is what the shared control-plane test reads.
+func (md MD) poolLabels() refuse.PoolLabels {
+	return refuse.PoolLabels{Name: md.Name, Labels: md.Labels, TemplateLabels: md.TemplateLabels,
 		TemplateSpecMetaLabels: md.TemplateSpecMetaLabels, TemplateSpecLabels: md.TemplateSpecLabels}
 }
 

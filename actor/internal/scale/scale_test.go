@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -21,7 +21,7 @@ const reconciles = "; machine-controller reconciles the Machines with the cluste
 func TestScale_Pass(t *testing.T) {
 	cases := []struct {
 		name        string
-		pools       []Pool
+		pools       []Target
 		mds         map[string]MD
 		listErr     error
 		patchErrs   map[string]error
@@ -32,24 +32,24 @@ func TestScale_Pass(t *testing.T) {
 	}{
 		{
 			name:  "43 2 to 3 patches once and is done at revision 7",
-			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}},
+			pools: []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 2), worker("other-md", 1)),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles)},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+				scaled("pool-a", replicas(2), 3),
 			},
 			keywords: map[string][]string{"pool-a": {"replicas 2 to 3;"}},
 		},
 		{
 			name:     "44 already at the desired count is done with no patch",
-			pools:    []Pool{{Name: "pool-a", DesiredReplicas: 3}},
+			pools:    []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:      mdsOf(worker("pool-a", 3)),
 			want:     []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
 			keywords: map[string][]string{"pool-a": {"already at 3 replicas"}},
 		},
 		{
 			name:  "45 51 and -1 fail naming KUBEHZ_MAX_REPLICAS and never clamp",
-			pools: []Pool{{Name: "pool-big", DesiredReplicas: 51}, {Name: "pool-neg", DesiredReplicas: -1}},
+			pools: []Target{{Name: "pool-big", DesiredReplicas: 51}, {Name: "pool-neg", DesiredReplicas: -1}},
 			mds:   mdsOf(worker("pool-big", 2), worker("pool-neg", 2)),
 			want: []wire.Action{
 				report("pool-big", wire.StatusFailed, "desired replicas 51 is outside 0..50 (KUBEHZ_MAX_REPLICAS); refusing, not clamping"),
@@ -62,33 +62,33 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "45 boundaries 0 and max are in range",
-			pools: []Pool{{Name: "pool-max", DesiredReplicas: 50}, {Name: "pool-zero", DesiredReplicas: 0}},
+			pools: []Target{{Name: "pool-max", DesiredReplicas: 50}, {Name: "pool-zero", DesiredReplicas: 0}},
 			mds:   mdsOf(worker("pool-max", 2), worker("pool-zero", 2)),
 			want: []wire.Action{
 				report("pool-max", wire.StatusDone, "replicas 2 to 50"+reconciles),
 				report("pool-zero", wire.StatusDone, "replicas 2 to 0"+reconciles),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-max", Namespace: testNS, ResourceVersion: "rv-pool-max", From: replicas(2), To: 50},
-				{MD: "pool-zero", Namespace: testNS, ResourceVersion: "rv-pool-zero", From: replicas(2), To: 0},
+				scaled("pool-max", replicas(2), 50),
+				scaled("pool-zero", replicas(2), 0),
 			},
 		},
 		{
 			name:  "46 an unmatched pool fails without blocking the other",
-			pools: []Pool{{Name: "pool-x", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 3}},
+			pools: []Target{{Name: "pool-x", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 2)),
 			want: []wire.Action{
 				report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles),
 				report("pool-x", wire.StatusFailed, `no MachineDeployment named "pool-x" in namespace "kube-system" (pools are matched to MachineDeployments by name)`),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
+				scaled("pool-a", replicas(2), 3),
 			},
 			keywords: map[string][]string{"pool-x": {"no MachineDeployment", "pool-x", testNS, "by name"}},
 		},
 		{
 			name:  "48 autoscaler annotations of either group refuse with no patch",
-			pools: []Pool{{Name: "pool-k8s", DesiredReplicas: 3}, {Name: "pool-x-k8s", DesiredReplicas: 3}},
+			pools: []Target{{Name: "pool-k8s", DesiredReplicas: 3}, {Name: "pool-x-k8s", DesiredReplicas: 3}},
 			mds: mdsOf(
 				MD{Name: "pool-k8s", Replicas: replicas(2), Annotations: map[string]string{
 					"cluster.k8s.io/cluster-api-autoscaler-node-group-max-size": "5"}},
@@ -106,7 +106,7 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:      "50 a transient patch error halts the sorted rest and retries",
-			pools:     []Pool{{Name: "c-pool", DesiredReplicas: 1}, {Name: "b-pool", DesiredReplicas: 3}, {Name: "a-pool", DesiredReplicas: 3}},
+			pools:     []Target{{Name: "c-pool", DesiredReplicas: 1}, {Name: "b-pool", DesiredReplicas: 3}, {Name: "a-pool", DesiredReplicas: 3}},
 			mds:       mdsOf(worker("a-pool", 2), worker("b-pool", 2), worker("c-pool", 1)),
 			patchErrs: map[string]error{"a-pool": errors.New("patch MachineDeployment a-pool: connection refused")},
 			want: []wire.Action{
@@ -115,14 +115,14 @@ func TestScale_Pass(t *testing.T) {
 				report("c-pool", wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll"),
 			},
 			wantPatches: []Patch{
-				{MD: "a-pool", Namespace: testNS, ResourceVersion: "rv-a-pool", From: replicas(2), To: 3},
+				scaled("a-pool", replicas(2), 3),
 			},
 			wantRetry: true,
 			keywords:  map[string][]string{"a-pool": {"patch failed: "}, "b-pool": {"queued"}, "c-pool": {"queued"}},
 		},
 		{
 			name:    "51 a List failure fails every pool and retries",
-			pools:   []Pool{{Name: "pool-b", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
+			pools:   []Target{{Name: "pool-b", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
 			listErr: errors.New("machinedeployments.cluster.k8s.io is forbidden:\nno access"),
 			want: []wire.Action{
 				report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": machinedeployments.cluster.k8s.io is forbidden: no access`),
@@ -133,13 +133,13 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:      "51 a nil MD map is a failed List",
-			pools:     []Pool{{Name: "pool-a", DesiredReplicas: 3}},
+			pools:     []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			want:      []wire.Action{report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": no result`)},
 			wantRetry: true,
 		},
 		{
 			name:  "53 an invalid name fails and never reaches the API",
-			pools: []Pool{{Name: "Not A Name!", DesiredReplicas: 3}},
+			pools: []Target{{Name: "Not A Name!", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("Not A Name!", 2)),
 			want: []wire.Action{
 				report("Not A Name!", wire.StatusFailed, `invalid pool name "Not A Name!": not a DNS-1123 subdomain`),
@@ -148,23 +148,23 @@ func TestScale_Pass(t *testing.T) {
 		},
 		{
 			name:  "an empty name is not reported and does not block",
-			pools: []Pool{{Name: "", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
+			pools: []Target{{Name: "", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 3)),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
 		},
 		{
 			name:  "unknown replicas are always patched and reported as unknown",
-			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}},
+			pools: []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(MD{Name: "pool-a", ResourceVersion: "9"}),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas unknown to 3"+reconciles)},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "9", To: 3},
+				{MDPatch: refuse.MDPatch{MD: "pool-a", Namespace: testNS, ResourceVersion: "9"}, To: 3},
 			},
 			keywords: map[string][]string{"pool-a": {"replicas unknown to 3;"}},
 		},
 		{
 			name:  "a 409 on a stale read is re-evaluated, does not halt, and retries",
-			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 4}},
+			pools: []Target{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 4}},
 			mds:   mdsOf(worker("pool-a", 2), worker("pool-b", 2)),
 			patchErrs: map[string]error{"pool-a": apierrors.NewConflict(mdResource, "pool-a",
 				errors.New("the object has been modified; please apply your changes to the latest version and try again"))},
@@ -173,15 +173,15 @@ func TestScale_Pass(t *testing.T) {
 				report("pool-b", wire.StatusDone, "replicas 2 to 4"+reconciles),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: replicas(2), To: 3},
-				{MD: "pool-b", Namespace: testNS, ResourceVersion: "rv-pool-b", From: replicas(2), To: 4},
+				scaled("pool-a", replicas(2), 3),
+				scaled("pool-b", replicas(2), 4),
 			},
 			wantRetry: true,
 			keywords:  map[string][]string{"pool-a": {"stale read", "re-evaluating"}},
 		},
 		{
 			name:  "a pool named twice is refused once with no patch",
-			pools: []Pool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 4}},
+			pools: []Target{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 4}},
 			mds:   mdsOf(worker("pool-a", 2), worker("pool-b", 2)),
 			want: []wire.Action{
 				report("pool-a", wire.StatusFailed, `pool "pool-a" is named more than once in the desired state; refusing to pick one`),
@@ -239,14 +239,14 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.md.Replicas = replicas(1)
 			api := &fakeAPI{}
-			got, retry := execute(Plan([]Pool{{Name: tc.md.Name, DesiredReplicas: 3}}, mdsOf(tc.md), nil, policy), api)
+			got, retry := execute(Plan([]Target{{Name: tc.md.Name, DesiredReplicas: 3}}, mdsOf(tc.md), nil, policy), api)
 			if len(got) != 1 || got[0].Status != wire.StatusFailed || !strings.Contains(got[0].Detail, "control-plane") {
 				t.Fatalf("reports = %+v, want one failed control-plane refusal", got)
 			}
 			if len(api.patches) != 0 || retry {
 				t.Fatalf("patches = %+v, retry = %v; want none and false", api.patches, retry)
 			}
-			if guard.ControlPlaneReason(tc.md.guardPool()) == "" {
+			if refuse.ControlPlaneReason(tc.md.poolLabels()) == "" {
 				t.Fatal("ControlPlaneReason is empty")
 			}
 		})
@@ -256,11 +256,11 @@ func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 func TestScale_HetznerTypeNameIsNotControlPlane(t *testing.T) {
 	for _, name := range []string{"cpx31-workers", "workers-cpx21", "ccp-pool", "cp1-pool"} {
 		md := worker(name, 1)
-		if guard.ControlPlaneReason(md.guardPool()) != "" {
+		if refuse.ControlPlaneReason(md.poolLabels()) != "" {
 			t.Errorf("ControlPlaneReason(%q) is not empty", name)
 		}
 		api := &fakeAPI{}
-		got, _ := execute(Plan([]Pool{{Name: name, DesiredReplicas: 2}}, mdsOf(md), nil, policy), api)
+		got, _ := execute(Plan([]Target{{Name: name, DesiredReplicas: 2}}, mdsOf(md), nil, policy), api)
 		if len(api.patches) != 1 || got[0].Status != wire.StatusDone {
 			t.Errorf("%s: reports %+v, patches %+v; want it scaled", name, got, api.patches)
 		}
@@ -268,11 +268,11 @@ func TestScale_HetznerTypeNameIsNotControlPlane(t *testing.T) {
 }
 
 func TestScale_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
-	var pools []Pool
+	var pools []Target
 	mds := map[string]MD{}
 	for i := 100; i >= 0; i-- { // 101 pools, given in reverse
 		name := fmt.Sprintf("pool-%03d", i)
-		pools = append(pools, Pool{Name: name, DesiredReplicas: 2})
+		pools = append(pools, Target{Name: name, DesiredReplicas: 2})
 		mds[name] = worker(name, 1)
 	}
 	steps := Plan(pools, mds, nil, policy)
@@ -288,7 +288,7 @@ func TestScale_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
 }
 
 func TestScale_ForbiddenPatchFailsWithRBACHintAndHalts(t *testing.T) {
-	steps := Plan([]Pool{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	steps := Plan([]Target{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
 	err := apierrors.NewForbidden(mdResource, "pool-a", errors.New(`User "system:serviceaccount:kubehz-system:kubehz-actor" cannot patch`))
 	a, halt := Outcome(steps[0], err)
 	if !halt || a.Status != wire.StatusFailed {
@@ -309,7 +309,7 @@ func TestScale_OutcomeWithoutPatchIsTheStepItself(t *testing.T) {
 }
 
 func TestScale_PatchBodyCarriesTheDecidedResourceVersion(t *testing.T) {
-	p := Patch{MD: "pool-a", ResourceVersion: "123", From: replicas(2), To: 3}
+	p := Patch{MDPatch: refuse.MDPatch{MD: "pool-a", ResourceVersion: "123"}, From: replicas(2), To: 3}
 	if got, want := string(p.Body()), `{"metadata":{"resourceVersion":"123"},"spec":{"replicas":3}}`; got != want {
 		t.Errorf("Body = %s, want %s", got, want)
 	}
@@ -322,7 +322,7 @@ func TestScale_PatchBodyCarriesTheDecidedResourceVersion(t *testing.T) {
 // TestScale_UnknownCountIsRefusedNeverScaledToZero: a pool whose
 // desiredReplicas was missing, null or not an integer must not read as 0.
 func TestScale_UnknownCountIsRefusedNeverScaledToZero(t *testing.T) {
-	steps := Plan([]Pool{{Name: "pool-a", Unknown: true}}, mdsOf(worker("pool-a", 3)), nil, policy)
+	steps := Plan([]Target{{Name: "pool-a", Unknown: true}}, mdsOf(worker("pool-a", 3)), nil, policy)
 	if len(steps) != 1 || steps[0].Patch != nil || steps[0].Action.Status != wire.StatusFailed ||
 		!strings.Contains(steps[0].Action.Detail, "desiredReplicas is missing") {
 		t.Fatalf("got %+v, want a refusal with no patch", steps)
@@ -332,14 +332,14 @@ func TestScale_UnknownCountIsRefusedNeverScaledToZero(t *testing.T) {
 // A name given twice must be refused even when its second copy sorts past
 // the 100-pool cut: the duplicate check reads the whole list.
 func TestScale_DuplicateStraddlingThe100PoolCutIsRefused(t *testing.T) {
-	var pools []Pool
+	var pools []Target
 	mds := map[string]MD{}
 	for i := 0; i < 100; i++ {
 		name := fmt.Sprintf("pool-%03d", i)
-		pools = append(pools, Pool{Name: name, DesiredReplicas: 2})
+		pools = append(pools, Target{Name: name, DesiredReplicas: 2})
 		mds[name] = worker(name, 1)
 	}
-	pools = append(pools, Pool{Name: "pool-099", DesiredReplicas: 5}) // 101st entry, the 100th name again
+	pools = append(pools, Target{Name: "pool-099", DesiredReplicas: 5}) // 101st entry, the 100th name again
 	steps := Plan(pools, mds, nil, policy)
 	last := steps[len(steps)-1]
 	if last.Action.Target != "pool-099" || last.Patch != nil || last.Action.Status != wire.StatusFailed ||
@@ -349,7 +349,7 @@ func TestScale_DuplicateStraddlingThe100PoolCutIsRefused(t *testing.T) {
 }
 
 func TestScale_PatchErrorIsCutAt160CodePoints(t *testing.T) {
-	steps := Plan([]Pool{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
+	steps := Plan([]Target{{Name: "pool-a", DesiredReplicas: 3}}, mdsOf(worker("pool-a", 2)), nil, policy)
 	a, _ := Outcome(steps[0], errors.New(strings.Repeat("x", 300)))
 	if want := "patch failed: " + strings.Repeat("x", 160) + "…"; a.Detail != want {
 		t.Errorf("detail = %q", a.Detail)

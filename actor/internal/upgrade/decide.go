@@ -3,6 +3,7 @@ package upgrade
 import (
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -99,11 +100,9 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 	ps.rolling = append(ps.rolling, s.name)
 	step, _ = report(wire.StatusInProgress, progressDetail(s.md.Kubelet, ps.target, s.n, s.m))
 	step.Patch = &Patch{
-		MD:              s.name,
-		Namespace:       ps.policy.Namespace,
-		ResourceVersion: s.md.ResourceVersion,
-		From:            s.md.Kubelet,
-		Target:          ps.target, // canonical: only an accepted target gets here
+		MDPatch: refuse.MDPatch{MD: s.name, Namespace: ps.policy.Namespace, ResourceVersion: s.md.ResourceVersion},
+		From:    s.md.Kubelet,
+		Target:  ps.target, // canonical: only an accepted target gets here
 	}
 	return step, true
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 )
 
 // The detail texts of docs/contract.md#report-details. Each carries the keyword
@@ -16,7 +16,7 @@ func progressDetail(from, to string, n, m int64) string {
 }
 
 func invalidName(name string) string {
-	return fmt.Sprintf("invalid pool name %q: not a DNS-1123 subdomain", guard.Sanitize(name))
+	return fmt.Sprintf("invalid pool name %q: not a DNS-1123 subdomain", refuse.Sanitize(name))
 }
 
 func duplicateName(name string) string {
@@ -36,7 +36,7 @@ func errText(err error) string {
 	if err == nil {
 		return "no result"
 	}
-	return guard.Sanitize(err.Error())
+	return refuse.Sanitize(err.Error())
 }
 
 func noMD(pool, namespace string) string {
@@ -76,12 +76,12 @@ func invalidTarget(target, why string) string {
 
 func unparsedKubelet(md, current, target string) string {
 	return fmt.Sprintf("cannot parse kubelet version %q of MachineDeployment %q, so it cannot be compared with %s; refusing",
-		guard.Sanitize(current), md, target)
+		refuse.Sanitize(current), md, target)
 }
 
 func unparsedMachineKubelet(md, machine, kubelet, target string) string {
 	return fmt.Sprintf("cannot parse kubelet version %q of Machine %q in pool %q, so a roll to %s cannot be shown to go upward; refusing",
-		guard.Sanitize(kubelet), machine, md, target)
+		refuse.Sanitize(kubelet), machine, md, target)
 }
 
 func downgrade(md, current, target string) string {
@@ -90,12 +90,12 @@ func downgrade(md, current, target string) string {
 
 func controlPlaneUnknown(observed, why string) string {
 	if observed == "" && why != "" {
-		return fmt.Sprintf("control plane version unknown (%s); will retry", guard.Sanitize(why))
+		return fmt.Sprintf("control plane version unknown (%s); will retry", refuse.Sanitize(why))
 	}
 	if observed == "" {
 		return "control plane version unknown (not read yet); will retry"
 	}
-	return fmt.Sprintf("control plane version unknown (cannot parse %q); will retry", guard.Sanitize(observed))
+	return fmt.Sprintf("control plane version unknown (cannot parse %q); will retry", refuse.Sanitize(observed))
 }
 
 func controlPlaneBehind(observed, target string) string {

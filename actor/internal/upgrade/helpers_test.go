@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -23,6 +24,11 @@ func replicas(n int64) *int64 { return &n }
 // worker is an ordinary worker MachineDeployment at kubelet with n replicas.
 func worker(name, kubelet string, n int64) MD {
 	return MD{Name: name, ResourceVersion: "rv-" + name, Kubelet: kubelet, Replicas: replicas(n)}
+}
+
+// roll is the patch that rolls worker(name, …) from one kubelet to target.
+func roll(name, from, target string) Patch {
+	return Patch{MDPatch: refuse.MDPatch{MD: name, Namespace: testNS, ResourceVersion: "rv-" + name}, From: from, Target: target}
 }
 
 func mdsOf(mds ...MD) map[string]MD {

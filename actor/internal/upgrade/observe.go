@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/version"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 )
 
 // poolState is what one pool looks like before any decision
@@ -51,14 +51,14 @@ func observe(names []string, o Observed, want *version.Version) []poolState {
 		}
 		if md, ok := o.MDs[name]; ok {
 			md.Name = name // the map key is the name that matched
-			g := md.Guard
-			g.Name = name
+			labels := md.PoolLabels
+			labels.Name = name
 			s.md, s.hasMD = md, true
 			s.atTarget = equalVersion(md.Kubelet, want)
 			s.n, s.m = progress(s.machines, md.Replicas, want)
 			s.converged = s.atTarget && s.n >= s.m
-			s.cpReason = guard.ControlPlaneReason(g)
-			s.autoscalerKey = guard.AutoscalerKey(md.Annotations)
+			s.cpReason = refuse.ControlPlaneReason(labels)
+			s.autoscalerKey = refuse.AutoscalerKey(md.Annotations)
 		}
 		states = append(states, s)
 	}
@@ -114,9 +114,9 @@ func rollingPools(o Observed) []string {
 	var out []string
 	for _, name := range names {
 		md := o.MDs[name]
-		g := md.Guard
-		g.Name = name
-		if md.Kubelet == "" || guard.ControlPlaneReason(g) != "" || guard.AutoscalerKey(md.Annotations) != "" {
+		labels := md.PoolLabels
+		labels.Name = name
+		if md.Kubelet == "" || refuse.ControlPlaneReason(labels) != "" || refuse.AutoscalerKey(md.Annotations) != "" {
 			continue
 		}
 		for _, mc := range o.Machines {

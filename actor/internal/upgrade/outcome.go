@@ -1,32 +1,22 @@
 package upgrade
 
 import (
-	"encoding/json"
-
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
 // Patch is one write: set spec.template.spec.versions.kubelet of the
 // MachineDeployment MD to Target.
 type Patch struct {
-	MD        string
-	Namespace string
-	// ResourceVersion is the version the decision was made on. The patch
-	// carries it as a precondition, so a roll decided on a stale read is
-	// refused by the apiserver with 409 instead of applied.
-	ResourceVersion string
-	From            string // the MD's kubelet as read
-	Target          string // the desired version as received, trimmed
+	refuse.MDPatch
+	From   string // the MD's kubelet as read
+	Target string // the desired version as received, trimmed
 }
 
 // Body is the JSON merge patch to send (with the executor's field manager): the kubelet
 // version, with the decided resourceVersion as its precondition when one was
 // read.
 func (p Patch) Body() []byte {
-	type meta struct {
-		ResourceVersion string `json:"resourceVersion"`
-	}
 	type versions struct {
 		Kubelet string `json:"kubelet"`
 	}
@@ -39,15 +29,7 @@ func (p Patch) Body() []byte {
 	type spec struct {
 		Template template `json:"template"`
 	}
-	body := struct {
-		Metadata *meta `json:"metadata,omitempty"`
-		Spec     spec  `json:"spec"`
-	}{Spec: spec{Template: template{Spec: machineSpec{Versions: versions{Kubelet: p.Target}}}}}
-	if p.ResourceVersion != "" {
-		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
-	}
-	out, _ := json.Marshal(body) // cannot fail: strings only
-	return out
+	return p.MergePatch(spec{Template: template{Spec: machineSpec{Versions: versions{Kubelet: p.Target}}}})
 }
 
 // Outcome is the report after step's patch was sent and answered with err.
@@ -66,7 +48,7 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 	if p == nil || err == nil {
 		return a, false
 	}
-	return guard.MDPatchRefused(a, p.MD, p.Namespace, err)
+	return p.Refused(a, err)
 }
 
 // Started records in mem the "from" of a roll whose patch succeeded, so the
@@ -83,5 +65,5 @@ func Started(mem Memory, p *Patch) {
 // Queued is the report for a pool left untouched because an earlier pool in
 // the same pass failed to write.
 func Queued(pool string, rev int64) wire.Action {
-	return action(pool, wire.StatusPending, guard.Queued, rev)
+	return action(pool, wire.StatusPending, refuse.Queued, rev)
 }

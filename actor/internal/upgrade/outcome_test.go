@@ -7,13 +7,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
 
 func TestUpgrade_PatchOutcomes(t *testing.T) {
 	step := Step{
 		Action: report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)"),
-		Patch:  &Patch{MD: "pool-a", Namespace: testNS, ResourceVersion: "7", From: oldV, Target: newV},
+		Patch:  &Patch{MDPatch: refuse.MDPatch{MD: "pool-a", Namespace: testNS, ResourceVersion: "7"}, From: oldV, Target: newV},
 	}
 	stale := report("pool-a", wire.StatusPending, `stale read; re-evaluating next poll (MachineDeployment "pool-a" changed since it was read)`)
 	forbidden := apierrors.NewForbidden(mdResource, "pool-a", errors.New(`User "system:serviceaccount:kubehz-system:kubehz-actor" cannot patch`))
@@ -51,7 +52,7 @@ func TestUpgrade_OutcomeWithoutPatchIsTheStepItself(t *testing.T) {
 }
 
 func TestUpgrade_PatchBodySetsOnlyTheKubeletUnderTheDecidedResourceVersion(t *testing.T) {
-	p := Patch{MD: "pool-a", ResourceVersion: "123", From: oldV, Target: newV}
+	p := Patch{MDPatch: refuse.MDPatch{MD: "pool-a", ResourceVersion: "123"}, From: oldV, Target: newV}
 	if got, want := string(p.Body()), `{"metadata":{"resourceVersion":"123"},"spec":{"template":{"spec":{"versions":{"kubelet":"v1.35.6"}}}}}`; got != want {
 		t.Errorf("Body = %s\nwant %s", got, want)
 	}
@@ -63,9 +64,9 @@ func TestUpgrade_PatchBodySetsOnlyTheKubeletUnderTheDecidedResourceVersion(t *te
 
 func TestUpgrade_StartedRemembersTheFromOfASuccessfulPatch(t *testing.T) {
 	mem := Memory{}
-	Started(mem, &Patch{MD: "pool-a", From: oldV, Target: newV})
+	Started(mem, &Patch{MDPatch: refuse.MDPatch{MD: "pool-a"}, From: oldV, Target: newV})
 	Started(mem, nil)
-	Started(nil, &Patch{MD: "pool-b", From: oldV})
+	Started(nil, &Patch{MDPatch: refuse.MDPatch{MD: "pool-b"}, From: oldV})
 	if len(mem) != 1 || mem["pool-a"] != oldV {
 		t.Fatalf("memory = %v, want pool-a from %s", mem, oldV)
 	}

@@ -40,7 +40,8 @@ func TestUpgrade_SkewPolicyBoundaries(t *testing.T) {
 			steps, retry := Plan(o, policyFor(tc.target, "pool-a"), Memory{})
 			want := []Step{{Action: tc.want}}
 			if tc.wantPatch {
-				want[0].Patch = &Patch{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: tc.current, Target: tc.target}
+				p := roll("pool-a", tc.current, tc.target)
+				want[0].Patch = &p
 			}
 			if !reflect.DeepEqual(steps, want) || retry != tc.wantRetry {
 				t.Errorf("Plan = %+v retry %v\nwant %+v retry %v", steps, retry, want, tc.wantRetry)

@@ -94,7 +94,7 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 				report("pool-a", wire.StatusFailed, `pool "pool-a" is named more than once in the desired state; refusing to pick one`),
 				report("pool-b", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/1)"),
 			},
-			wantPatches: []Patch{{MD: "pool-b", Namespace: testNS, ResourceVersion: "rv-pool-b", From: oldV, Target: newV}},
+			wantPatches: []Patch{roll("pool-b", oldV, newV)},
 			wantRetry:   true,
 			wantMem:     Memory{"pool-b": oldV},
 		},
@@ -175,7 +175,7 @@ func TestUpgrade_ProgressCounting(t *testing.T) {
 			mem:  Memory{"pool-a": "v1.33.1"},
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/0)")},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: oldV, Target: newV},
+				roll("pool-a", oldV, newV),
 			},
 			wantRetry: true,
 			wantMem:   Memory{"pool-a": oldV},

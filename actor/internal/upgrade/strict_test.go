@@ -60,7 +60,7 @@ func TestUpgrade_APreReleaseTargetBelowThePoolIsRefusedAsADowngrade(t *testing.T
 			p:    policyFor("v1.36.0-rc.2", "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "v1.36.0-rc.1 → v1.36.0-rc.2 (0/0)")},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: "v1.36.0-rc.1", Target: "v1.36.0-rc.2"},
+				roll("pool-a", "v1.36.0-rc.1", "v1.36.0-rc.2"),
 			},
 			wantRetry: true,
 			wantMem:   Memory{"pool-a": "v1.36.0-rc.1"},
@@ -71,7 +71,7 @@ func TestUpgrade_APreReleaseTargetBelowThePoolIsRefusedAsADowngrade(t *testing.T
 			p:    policyFor("v1.36.0", "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "v1.36.0-rc.2 → v1.36.0 (0/0)")},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: "v1.36.0-rc.2", Target: "v1.36.0"},
+				roll("pool-a", "v1.36.0-rc.2", "v1.36.0"),
 			},
 			wantRetry: true,
 			wantMem:   Memory{"pool-a": "v1.36.0-rc.2"},
@@ -174,7 +174,7 @@ func TestUpgrade_ASemanticallyEqualTargetIsAlreadyAtTarget(t *testing.T) {
 			p:    policyFor(newV, "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "1.35.5+k3s1 → v1.35.6 (0/0)")},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: "1.35.5+k3s1", Target: newV},
+				roll("pool-a", "1.35.5+k3s1", newV),
 			},
 			wantRetry: true,
 			wantMem:   Memory{"pool-a": "1.35.5+k3s1"},

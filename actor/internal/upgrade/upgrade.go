@@ -18,7 +18,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"kubehz.dev/agent/actor/internal/guard"
+	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/printable"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -31,8 +31,8 @@ type MD struct {
 	Name, ResourceVersion string
 	Kubelet               string            // spec.template.spec.versions.kubelet; "" when absent
 	Replicas              *int64            // spec.replicas; nil when unknown
-	Guard                 guard.Pool        // name and label maps for guard.ControlPlaneReason
-	Annotations           map[string]string // metadata.annotations, for guard.AutoscalerKey
+	PoolLabels            refuse.PoolLabels // name and label maps for refuse.ControlPlaneReason
+	Annotations           map[string]string // metadata.annotations, for refuse.AutoscalerKey
 }
 
 // Machine is the compact record of one Machine, already resolved to its pool

@@ -51,7 +51,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			p:    policyFor(newV, "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)")},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: oldV, Target: newV},
+				roll("pool-a", oldV, newV),
 			},
 			wantRetry: true,
 			wantMem:   Memory{"pool-a": oldV},
@@ -106,7 +106,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 				report("pool-b", wire.StatusPending, "queued behind an earlier failure in this pass; will retry next poll"),
 			},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: oldV, Target: newV},
+				roll("pool-a", oldV, newV),
 			},
 			wantRetry: true,
 		},
@@ -138,7 +138,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			want: []wire.Action{report("pool-a", wire.StatusPending,
 				`stale read; re-evaluating next poll (MachineDeployment "pool-a" changed since it was read)`)},
 			wantPatches: []Patch{
-				{MD: "pool-a", Namespace: testNS, ResourceVersion: "rv-pool-a", From: oldV, Target: newV},
+				roll("pool-a", oldV, newV),
 			},
 			wantRetry: true,
 		},

@@ -15,13 +15,13 @@ const UnknownPool = "unknown"
 type resolver struct{ machinepool.Resolver }
 
 func newResolver(mds []*MachineDeployment) resolver {
-	pools := make([]machinepool.Pool, 0, len(mds))
+	claims := make([]machinepool.Claim, 0, len(mds))
 	for _, d := range mds {
 		if d != nil {
-			pools = append(pools, machinepool.Pool{Name: d.Name, Selector: d.Selector})
+			claims = append(claims, machinepool.Claim{Name: d.Name, Selector: d.Selector})
 		}
 	}
-	return resolver{machinepool.NewResolver(pools)}
+	return resolver{machinepool.NewResolver(claims)}
 }
 
 // pool returns the owning MD's name; ok is false when nothing owns m.

@@ -1,4 +1,4 @@
-package guard
+package refuse
 
 import (
 	"errors"
@@ -11,37 +11,9 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-func TestGuard_AutoscalerKeyFindsEachKey(t *testing.T) {
-	for _, key := range autoscalerAnnotations {
-		if got := AutoscalerKey(map[string]string{"unrelated": "x", key: ""}); got != key {
-			t.Errorf("AutoscalerKey with %s = %q", key, got)
-		}
-	}
-	if got := AutoscalerKey(map[string]string{"cluster.x-k8s.io/cluster-name": "c"}); got != "" {
-		t.Errorf("AutoscalerKey without autoscaler keys = %q", got)
-	}
-	if got := AutoscalerKey(nil); got != "" {
-		t.Errorf("AutoscalerKey(nil) = %q", got)
-	}
-}
-
-func TestGuard_ErrorTextIsOneLineAndCutAt160CodePoints(t *testing.T) {
-	if got := Sanitize("a\nb\r\nc"); got != "a b  c" {
-		t.Errorf("Sanitize newlines = %q", got)
-	}
-	exact := strings.Repeat("é", 160)
-	if got := Sanitize(exact); got != exact {
-		t.Error("Sanitize cut a 160 code point text")
-	}
-	long := strings.Repeat("é", 161)
-	if got, want := Sanitize(long), exact+"…"; got != want {
-		t.Errorf("Sanitize(161 × é) = %q, want %q", got, want)
-	}
-}
-
 // A Forbidden write's detail leads with the missing rule, so the wire's 256
 // code point cap cuts the apiserver's long text and never the rule.
-func TestGuard_ForbiddenWriteLeadsWithTheRuleAndSurvivesTheWireCap(t *testing.T) {
+func TestRefuse_ForbiddenWriteLeadsWithTheRuleAndSurvivesTheWireCap(t *testing.T) {
 	err := apierrors.NewForbidden(schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}, "pool-a",
 		errors.New(`User "system:serviceaccount:kubehz-system:kubehz-actor" cannot patch resource "machinedeployments" in API group "cluster.k8s.io" in the namespace "kube-system"`))
 	rule := MDPatchRule("kube-system")

@@ -1,6 +1,7 @@
-package guard
+package refuse
 
 import (
+	"encoding/json"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,19 +41,46 @@ func WriteFailed(verb string, err error, rule string) string {
 	return verb + " failed: " + Sanitize(err.Error())
 }
 
-// MDPatchRefused is the report a, for MachineDeployment md in namespace,
-// after its patch was answered with err, and whether the pass halts. A stale
-// write leaves the pool pending, for the next pass to decide again from a
-// fresh read, and does not halt: every other patch carries its own
-// precondition and cannot be applied on a stale read either. Any other error
-// fails the pool and halts.
-func MDPatchRefused(a wire.Action, md, namespace string, err error) (wire.Action, bool) {
+// MDPatch is where a decided MachineDeployment patch goes, and the read it
+// was decided on. Scaling's and upgrades' patches each carry one.
+type MDPatch struct {
+	MD        string
+	Namespace string
+	// ResourceVersion is the version the decision was made on. The patch
+	// carries it as a precondition, so a write decided on a stale read is
+	// refused by the apiserver with 409 instead of applied.
+	ResourceVersion string
+}
+
+// MergePatch is the JSON merge patch that sets spec, with the decided
+// resourceVersion as its precondition when one was read.
+func (p MDPatch) MergePatch(spec any) []byte {
+	type meta struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	body := struct {
+		Metadata *meta `json:"metadata,omitempty"`
+		Spec     any   `json:"spec"`
+	}{Spec: spec}
+	if p.ResourceVersion != "" {
+		body.Metadata = &meta{ResourceVersion: p.ResourceVersion}
+	}
+	out, _ := json.Marshal(body) // cannot fail: every spec sent holds strings and integers only
+	return out
+}
+
+// Refused is the report a after the patch was answered with err, and whether
+// the pass halts. A stale write leaves the pool pending, for the next pass to
+// decide again from a fresh read, and does not halt: every other patch
+// carries its own precondition and cannot be applied on a stale read either.
+// Any other error fails the pool and halts.
+func (p MDPatch) Refused(a wire.Action, err error) (wire.Action, bool) {
 	if StaleWrite(err) {
 		a.Status = wire.StatusPending
-		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", md)
+		a.Detail = fmt.Sprintf("stale read; re-evaluating next poll (MachineDeployment %q changed since it was read)", p.MD)
 		return a, false
 	}
 	a.Status = wire.StatusFailed
-	a.Detail = WriteFailed("patch", err, MDPatchRule(namespace))
+	a.Detail = WriteFailed("patch", err, MDPatchRule(p.Namespace))
 	return a, true
 }

@@ -1,12 +1,15 @@
-// Package guard holds the refusal rules every capability shares: what marks a
+// Package refuse holds the refusal rules every capability shares: what marks a
 // control-plane pool, node or machine, what marks a pool cluster-autoscaler
-// owns (docs/contract.md#refusals), and how error text is cut to fit a report.
+// owns (docs/contract.md#refusals), how error text is cut to fit a report, and
+// the precondition a MachineDeployment patch carries so the apiserver refuses
+// one decided on a stale read.
 // The rules are biased toward refusing: a worker with an unlucky name is left
 // alone, a control-plane object is never touched.
-package guard
+package refuse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,10 +36,10 @@ var autoscalerAnnotations = []string{
 	"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size",
 }
 
-// Pool is what the control-plane test reads from a MachineDeployment: its
-// name and its four label maps, from the object's own to the innermost
+// PoolLabels is what the control-plane test reads from a MachineDeployment:
+// its name and its four label maps, from the object's own to the innermost
 // template's.
-type Pool struct {
+type PoolLabels struct {
 	Name                   string
 	Labels                 map[string]string // metadata.labels
 	TemplateLabels         map[string]string // spec.template.metadata.labels
@@ -46,7 +49,7 @@ type Pool struct {
 
 // ControlPlaneReason says why the pool might be a control-plane pool, or ""
 // when nothing marks it.
-func ControlPlaneReason(p Pool) string {
+func ControlPlaneReason(p PoolLabels) string {
 	maps := []struct {
 		path   string
 		labels map[string]string
@@ -89,6 +92,10 @@ func ControlPlaneLabel(labels map[string]string) string {
 	}
 	return ""
 }
+
+// ControlPlaneLabelKeys returns the label keys that mark control plane, so
+// a reader can select control-plane Nodes by each of them.
+func ControlPlaneLabelKeys() []string { return slices.Clone(controlPlaneLabels) }
 
 // AutoscalerKey returns the first cluster-autoscaler annotation key present
 // in annotations, in a fixed order, or "" when the autoscaler does not own
