@@ -37,6 +37,15 @@ func (t Table) Row(cells ...string) {
 // Flush writes the aligned table.
 func (t Table) Flush() error { return t.w.Flush() }
 
+// Outcome is when something last happened and how it went: "never", or its
+// age followed by the outcome.
+func Outcome(at, now time.Time, outcome string) string {
+	if at.IsZero() {
+		return "never"
+	}
+	return Ago(at, now) + ", " + outcome
+}
+
 // Ago is how long before now t was, in the largest two units: "12s ago",
 // "3m04s ago", "2h05m ago", "3d04h ago"; "never" for the zero time.
 func Ago(t, now time.Time) string {

@@ -30,3 +30,13 @@ func TestAgo_UnitsAtTheirBoundaries(t *testing.T) {
 		t.Errorf("Ago(zero) = %q, want never", got)
 	}
 }
+
+func TestOutcome_NeverOrTheAgeAndHowItWent(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	if got := Outcome(time.Time{}, now, "ok"); got != "never" {
+		t.Errorf("zero time: %q, want never", got)
+	}
+	if got := Outcome(now.Add(-90*time.Second), now, "503 Service Unavailable"); got != "1m30s ago, 503 Service Unavailable" {
+		t.Errorf("90 s ago: %q", got)
+	}
+}

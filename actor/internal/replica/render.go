@@ -15,21 +15,9 @@ func (a State) Render(w io.Writer, now time.Time) error {
 	t.Line("version", a.Version)
 	t.Line("identity", a.Identity)
 	t.Line("started", status.Ago(a.Started, now))
-	if a.Leading {
-		t.Line("leading", "yes")
-	} else {
-		t.Line("leading", "no (standby)")
-	}
-	holder := a.LeaseHolder
-	if holder == "" {
-		holder = "none seen"
-	}
-	t.Line("lease holder", holder)
-	poll := "never"
-	if !a.LastPoll.IsZero() {
-		poll = status.Ago(a.LastPoll, now) + ", " + a.LastPollOutcome
-	}
-	t.Line("last poll", poll)
+	t.Line("leading", a.leading())
+	t.Line("lease holder", a.holder())
+	t.Line("last poll", status.Outcome(a.LastPoll, now, a.LastPollOutcome))
 	if a.LastError != "" {
 		t.Line("last error", status.Ago(a.LastErrorAt, now)+": "+a.LastError)
 	}
@@ -52,4 +40,18 @@ func (a State) Render(w io.Writer, now time.Time) error {
 		r.Row(rep.Action, rep.Pool, rep.Status, detail)
 	}
 	return r.Flush()
+}
+
+func (a State) leading() string {
+	if a.Leading {
+		return "yes"
+	}
+	return "no (standby)"
+}
+
+func (a State) holder() string {
+	if a.LeaseHolder == "" {
+		return "none seen"
+	}
+	return a.LeaseHolder
 }

@@ -15,16 +15,8 @@ func (o Observer) Render(w io.Writer, now time.Time) error {
 	t := status.NewTable(w)
 	t.Line("version", o.Version)
 	t.Line("started", status.Ago(o.Started, now))
-	if o.Beating {
-		t.Line("heartbeat", "sent by this observer")
-	} else {
-		t.Line("heartbeat", "standing down: the heartbeat-owner marker names the lok8s CronJob")
-	}
-	last := "never"
-	if !o.LastAttempt.IsZero() {
-		last = status.Ago(o.LastAttempt, now) + ", " + o.LastOutcome
-	}
-	t.Line("last beat", last)
+	t.Line("heartbeat", o.heartbeat())
+	t.Line("last beat", status.Outcome(o.LastAttempt, now, o.LastOutcome))
 	t.Line("last delivered", status.Ago(o.LastDelivered, now))
 	if !o.FailingSince.IsZero() {
 		t.Line("failing since", status.Ago(o.FailingSince, now))
@@ -40,6 +32,13 @@ func (o Observer) Render(w io.Writer, now time.Time) error {
 	t.Line("pools", strconv.Itoa(o.Caches.Pools))
 	t.Line("state written", status.Ago(o.Written, now))
 	return t.Flush()
+}
+
+func (o Observer) heartbeat() string {
+	if o.Beating {
+		return "sent by this observer"
+	}
+	return "standing down: the heartbeat-owner marker names the lok8s CronJob"
 }
 
 func (l ActorLease) describe() string {
