@@ -118,11 +118,13 @@ func TestSim_StalledDeletesHoldTheMachineUntilReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	kube.WaitUntil(t, "a replacement joined beside the deleting Machine", func() bool {
-		ms := machines(t, sim, "pool-a")
-		return len(ms) == 2 && ms[0].Name == m.Name && ms[0].Deleting && ms[1].Ready
+		old, replacement, ok := deletingBeside(machines(t, sim, "pool-a"), m.Name)
+		return ok && old.Deleting && replacement.Ready
 	})
 	time.Sleep(5 * time.Second) // a few of the controller's retries
-	if ms := machines(t, sim, "pool-a"); len(ms) != 2 || !ms[0].Ready {
+	if ms := machines(t, sim, "pool-a"); len(ms) != 2 {
+		t.Fatalf("while stalled: %+v, want the deleting Machine kept beside its replacement", ms)
+	} else if old, _, ok := deletingBeside(ms, m.Name); !ok || !old.Ready {
 		t.Fatalf("while stalled: %+v, want the deleting Machine kept with its Ready Node", ms)
 	}
 	if err := sim.StallDeletes("pool-a", false); err != nil {
@@ -132,6 +134,22 @@ func TestSim_StalledDeletesHoldTheMachineUntilReleased(t *testing.T) {
 		_, err := env.Client.CoreV1().Nodes().Get(ctx, m.Node, metav1.GetOptions{})
 		return len(machines(t, sim, "pool-a")) == 1 && apierrors.IsNotFound(err)
 	})
+}
+
+// deletingBeside splits a pool of two Machines into the one named old and
+// the other. Not by position: the MachineSet can create the replacement
+// within the same second as the original, and the listing orders such
+// Machines by name.
+func deletingBeside(ms []MachineInfo, old string) (MachineInfo, MachineInfo, bool) {
+	switch {
+	case len(ms) != 2:
+		return MachineInfo{}, MachineInfo{}, false
+	case ms[0].Name == old:
+		return ms[0], ms[1], true
+	case ms[1].Name == old:
+		return ms[1], ms[0], true
+	}
+	return MachineInfo{}, MachineInfo{}, false
 }
 
 func waitConverged(t *testing.T, sim *World, pool string) {
