@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
 
@@ -156,16 +157,23 @@ func (s *Sim) postReady(ctx context.Context, name string, k *kubelet) error {
 	return s.writeConditions(ctx, name, conditions(k.ready, transition, now))
 }
 
-// writeConditions replaces the Node's four kubelet conditions.
+// writeConditions replaces the Node's four kubelet conditions. It reads the
+// Node again on a conflict: machine-controller labels a Node and
+// kube-controller-manager taints it whenever they choose, so a write may
+// race theirs (client-go's default retry bounds it to five attempts).
 func (s *Sim) writeConditions(ctx context.Context, name string, want []corev1.NodeCondition) error {
 	nodes := s.kube.CoreV1().Nodes()
-	node, err := nodes.Get(ctx, name, metav1.GetOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node, err := nodes.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		node.Status.Conditions = slices.DeleteFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool { return kubeletCondition(c.Type) })
+		node.Status.Conditions = append(node.Status.Conditions, want...)
+		_, err = nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("get Node %s: %w", name, err)
-	}
-	node.Status.Conditions = slices.DeleteFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool { return kubeletCondition(c.Type) })
-	node.Status.Conditions = append(node.Status.Conditions, want...)
-	if _, err := nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("post status of Node %s: %w", name, err)
 	}
 	s.log.Info("Kubelet posted Node status", "node", name, "ready", string(want[0].Status))

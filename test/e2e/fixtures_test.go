@@ -80,18 +80,21 @@ func setNodeReadyQuiet(name string, status corev1.ConditionStatus) {
 	_ = updateNodeReady(ctx, name, status)
 }
 
+// updateNodeReady reads the Node again on a conflict, as createNode does.
 func updateNodeReady(ctx context.Context, name string, status corev1.ConditionStatus) error {
 	c := suite.env.Client.CoreV1().Nodes()
-	n, err := c.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status.Conditions = []corev1.NodeCondition{{
+			Type: corev1.NodeReady, Status: status, Reason: "Test",
+			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+		}}
+		_, err = c.UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err
-	}
-	n.Status.Conditions = []corev1.NodeCondition{{
-		Type: corev1.NodeReady, Status: status, Reason: "Test",
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-	}}
-	_, err = c.UpdateStatus(ctx, n, metav1.UpdateOptions{})
-	return err
+	})
 }
 
 func createNamespace(t *testing.T, name string) {
