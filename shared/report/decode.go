@@ -13,22 +13,29 @@ import (
 // distinct problems stays small however hostile the data is.
 type Reason string
 
-// What Decode can find wrong. The first three discard the whole document;
-// the field ones zero that field; the action ones drop that entry only.
+// What discards the whole document.
 const (
-	TooLarge     Reason = "document is larger than 64 KiB"
-	NotJSON      Reason = "document is not valid JSON"
-	NotObject    Reason = "document is not a JSON object"
+	TooLarge  Reason = "document is larger than 64 KiB"
+	NotJSON   Reason = "document is not valid JSON"
+	NotObject Reason = "document is not a JSON object"
+)
+
+// What zeroes one field of the document and keeps the rest.
+const (
 	BadRevision  Reason = "revision is not an integer"
 	BadHolder    Reason = "holder is not a string"
 	BadUpdatedAt Reason = "updatedAt is not an RFC 3339 time"
 	BadActions   Reason = "actions is not a list"
-	BadEntry     Reason = "action is not an object of the wire shape"
-	BadType      Reason = "action type is not scale, upgrade or heal"
-	BadStatus    Reason = "action status is not pending, in-progress, done or failed"
-	EmptyTarget  Reason = "action target is empty"
-	Duplicate    Reason = "action repeats an earlier type and target"
-	OverCap      Reason = "action is beyond the first 20 valid ones"
+)
+
+// What drops one action and keeps the others.
+const (
+	BadEntry    Reason = "action is not an object of the wire shape"
+	BadType     Reason = "action type is not scale, upgrade or heal"
+	BadStatus   Reason = "action status is not pending, in-progress, done or failed"
+	EmptyTarget Reason = "action target is empty"
+	Duplicate   Reason = "action repeats an earlier type and target"
+	OverCap     Reason = "action is beyond the first 20 valid ones"
 )
 
 // Problem is one kind of defect and how many times it occurred (entries
