@@ -40,8 +40,8 @@ func TestExecute_EveryFlagOffStopsAndClearsWithoutAnyAPICall(t *testing.T) {
 			if c.stops != 1 || c.ensures != 0 || c.lists != 0 || len(c.patches) != 0 {
 				t.Errorf("stops %d, ensures %d, lists %d, patches %d; want 1, 0, 0, 0", c.stops, c.ensures, c.lists, len(c.patches))
 			}
-			if h.fence.calls != 0 || len(h.events.events) != 0 {
-				t.Errorf("fence calls %d, events %v; want none", h.fence.calls, h.events.events)
+			if h.fence.Calls != 0 || len(h.events.events) != 0 {
+				t.Errorf("fence calls %d, events %v; want none", h.fence.Calls, h.events.events)
 			}
 			if got := h.store.Snapshot(); got != nil || h.store.Revision() != 0 {
 				t.Errorf("store holds %v at revision %d, want it cleared", got, h.store.Revision())
@@ -72,9 +72,9 @@ func TestExecute_EveryFlagOffTouchesNoFakeAndStopsEveryCache(t *testing.T) {
 		}
 	}
 	if h.cluster.ensures != 0 || h.cluster.lists != 0 || h.cluster.gets != 0 || len(h.patcher.patches) != 0 ||
-		h.version.calls != 0 || h.fence.calls != 0 {
+		h.version.calls != 0 || h.fence.Calls != 0 {
 		t.Errorf("MD ensures %d, lists %d, gets %d, patches %d, version reads %d, fence checks %d; want none",
-			h.cluster.ensures, h.cluster.lists, h.cluster.gets, len(h.patcher.patches), h.version.calls, h.fence.calls)
+			h.cluster.ensures, h.cluster.lists, h.cluster.gets, len(h.patcher.patches), h.version.calls, h.fence.Calls)
 	}
 	if h.cluster.stops != 1 || h.world.machineStops != 1 || h.world.nodeStops != 1 {
 		t.Errorf("stops: MDs %d, Machines %d, Nodes %d; want each 1", h.cluster.stops, h.world.machineStops, h.world.nodeStops)

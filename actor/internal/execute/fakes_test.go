@@ -29,13 +29,14 @@ import (
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
 const mdNamespace = "kube-system"
 
 var (
-	_ execute.Fence     = (*fakeFence)(nil)
+	_ execute.Fence     = (*testkit.Fence)(nil)
 	_ execute.Patcher   = (*fakeCluster)(nil)
 	_ execute.MDs       = (*fakeCluster)(nil)
 	_ execute.Recorder  = (*fakeRecorder)(nil)
@@ -64,21 +65,6 @@ var errLostLease = errors.New("lost lease: held by actor-1")
 // start is when the executor under test became leader: its healing
 // memory's cooldown baseline.
 var start = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-
-// fakeFence grants every write a short deadline, or refuses with err.
-type fakeFence struct {
-	err   error
-	calls int
-}
-
-func (f *fakeFence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	f.calls++
-	if f.err != nil {
-		return nil, nil, f.err
-	}
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	return wctx, cancel, nil
-}
 
 type patch struct {
 	Namespace, Name, Body string
@@ -236,14 +222,14 @@ type harness struct {
 	exec      *execute.Executor
 	store     *store.Store
 	cluster   *fakeCluster
-	fence     *fakeFence
+	fence     *testkit.Fence
 	events    *fakeRecorder
 	publisher *fakePublisher
 }
 
 func newHarness(t *testing.T, cluster *fakeCluster) *harness {
 	h := &harness{
-		store: store.New(), cluster: cluster, fence: &fakeFence{},
+		store: store.New(), cluster: cluster, fence: &testkit.Fence{},
 		events: &fakeRecorder{}, publisher: &fakePublisher{},
 	}
 	h.exec = &execute.Executor{

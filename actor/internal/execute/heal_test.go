@@ -34,8 +34,8 @@ func TestHeal_NotReadyWorkerPastTheWindowHasItsMachineDeleted(t *testing.T) {
 	wantReports := []report{{"pool-a-m1", wire.StatusDone, 4, "deleted Machine|node-1|recreates"}}
 	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), wantReports)
 	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, wantReports)
-	if h.world.nodeGets != 1 || h.fence.calls != 1 {
-		t.Errorf("node re-reads %d, fence checks %d; want 1, 1", h.world.nodeGets, h.fence.calls)
+	if h.world.nodeGets != 1 || h.fence.Calls != 1 {
+		t.Errorf("node re-reads %d, fence checks %d; want 1, 1", h.world.nodeGets, h.fence.Calls)
 	}
 	mem := h.exec.Memory
 	if got := mem.LastHeal["pool-a"]; !got.Equal(start) {
@@ -435,8 +435,8 @@ func TestHeal_FreshNodeReadOverridesAStaleCache(t *testing.T) {
 			h.world.liveNodes = live
 
 			h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
-			if len(h.world.machineDeletes) != 0 || h.fence.calls != 0 {
-				t.Errorf("deletes %+v, fence checks %d; want none", h.world.machineDeletes, h.fence.calls)
+			if len(h.world.machineDeletes) != 0 || h.fence.Calls != 0 {
+				t.Errorf("deletes %+v, fence checks %d; want none", h.world.machineDeletes, h.fence.Calls)
 			}
 			// Decided again on the direct List, the machine is no candidate.
 			if got := h.store.Snapshot(); got != nil || h.world.freshLists == 0 {
@@ -559,10 +559,10 @@ func TestHeal_LostLeaseSendsNoDelete(t *testing.T) {
 	h.world.pods = []heal.Pod{stuckPod("apps", "web-0", "node-1"), stuckPod("apps", "web-1", "node-1")}
 	doc := healing(7, healPolicy(2, 0))
 
-	h.fence.err = errLostLease
+	h.fence.Err = errLostLease
 	h.exec.Execute(t.Context(), doc)
-	if len(h.world.machineDeletes) != 0 || h.fence.calls != 1 {
-		t.Fatalf("machine deletes %+v, fence checks %d; want none sent, 1 check", h.world.machineDeletes, h.fence.calls)
+	if len(h.world.machineDeletes) != 0 || h.fence.Calls != 1 {
+		t.Fatalf("machine deletes %+v, fence checks %d; want none sent, 1 check", h.world.machineDeletes, h.fence.Calls)
 	}
 	checkTyped(t, "lost lease", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}})
 	if len(h.exec.Memory.Tracked) != 0 {
@@ -571,12 +571,12 @@ func TestHeal_LostLeaseSendsNoDelete(t *testing.T) {
 
 	// With the lease the Machine goes; then the lease is lost again before
 	// the unwedge is due, and node-2 fails too.
-	h.fence.err = nil
+	h.fence.Err = nil
 	h.exec.Execute(t.Context(), doc)
 	if len(h.world.machineDeletes) != 1 {
 		t.Fatalf("machine deletes %+v, want pool-a-m1", h.world.machineDeletes)
 	}
-	h.fence.err = errLostLease
+	h.fence.Err = errLostLease
 	h.world.addNodes(node("node-2", "False", h.clock.now))
 	h.clock.advance(time.Hour)
 	h.exec.Execute(t.Context(), doc)
@@ -690,8 +690,8 @@ func TestHeal_NoDeleteWithoutAFreshRead(t *testing.T) {
 	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
 	h.world.freshErr = errors.New("etcd leader changed")
 	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
-	if len(h.world.machineDeletes) != 0 || h.fence.calls != 0 {
-		t.Fatalf("deletes %+v, fence checks %d without a fresh read", h.world.machineDeletes, h.fence.calls)
+	if len(h.world.machineDeletes) != 0 || h.fence.Calls != 0 {
+		t.Fatalf("deletes %+v, fence checks %d without a fresh read", h.world.machineDeletes, h.fence.Calls)
 	}
 	h.world.freshErr = nil
 	h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))

@@ -163,8 +163,8 @@ func TestExecute_Scaling(t *testing.T) {
 			if !reflect.DeepEqual(world.patches, tc.wantPatches) {
 				t.Errorf("patches:\n got %+v\nwant %+v", world.patches, tc.wantPatches)
 			}
-			if h.fence.calls != len(tc.wantPatches) {
-				t.Errorf("%d fence checks for %d patches, want one per patch", h.fence.calls, len(tc.wantPatches))
+			if h.fence.Calls != len(tc.wantPatches) {
+				t.Errorf("%d fence checks for %d patches, want one per patch", h.fence.Calls, len(tc.wantPatches))
 			}
 			checkReports(t, "reports", h.store.Snapshot(), tc.wantReports)
 			checkReports(t, "published", h.publisher.last(t).Actions, tc.wantReports)
@@ -182,7 +182,7 @@ func TestExecute_Scaling(t *testing.T) {
 
 func TestExecute_LostLeaseFailsThePoolAndWritesNothing(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 1), md("pool-b", 1)))
-	h.fence.err = errLostLease
+	h.fence.Err = errLostLease
 	retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 2), pool("pool-b", 2)))
 	if !retry {
 		t.Error("retry = false, want true")
@@ -190,8 +190,8 @@ func TestExecute_LostLeaseFailsThePoolAndWritesNothing(t *testing.T) {
 	if len(h.cluster.patches) != 0 {
 		t.Errorf("patches %+v sent without the lease", h.cluster.patches)
 	}
-	if h.fence.calls != 1 {
-		t.Errorf("%d fence checks, want 1: the refusal halts the pass", h.fence.calls)
+	if h.fence.Calls != 1 {
+		t.Errorf("%d fence checks, want 1: the refusal halts the pass", h.fence.Calls)
 	}
 	checkReports(t, "reports", h.store.Snapshot(), []report{
 		{"pool-a", wire.StatusFailed, 7, errLostLease.Error()},
@@ -216,8 +216,8 @@ func TestExecute_ListFailureFailsEveryPoolAndRetries(t *testing.T) {
 			t.Errorf("detail %q should name the namespace and the error", a.Detail)
 		}
 	}
-	if world.lists != 0 || len(world.patches) != 0 || h.fence.calls != 0 || len(h.events.events) != 0 {
-		t.Errorf("lists %d, patches %d, fence calls %d, events %d; want none", world.lists, len(world.patches), h.fence.calls, len(h.events.events))
+	if world.lists != 0 || len(world.patches) != 0 || h.fence.Calls != 0 || len(h.events.events) != 0 {
+		t.Errorf("lists %d, patches %d, fence calls %d, events %d; want none", world.lists, len(world.patches), h.fence.Calls, len(h.events.events))
 	}
 }
 

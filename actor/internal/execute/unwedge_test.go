@@ -279,12 +279,12 @@ func TestUnwedge_JoinlessHealHasNothingToUnwedge(t *testing.T) {
 func TestUnwedge_AFenceRefusalDoesNotUseUpTheAttempt(t *testing.T) {
 	h, doc := healedWithStuckPods(t)
 	h.clock.advance(300 * time.Second)
-	h.fence.err = fmt.Errorf("confirm the lease before writing: %w", apierrors.NewServiceUnavailable("etcd leader changed"))
+	h.fence.Err = fmt.Errorf("confirm the lease before writing: %w", apierrors.NewServiceUnavailable("etcd leader changed"))
 	h.exec.Execute(t.Context(), doc)
 	if len(h.world.podDeletes) != 0 {
 		t.Fatalf("pod deletes %+v sent past a refusing fence", h.world.podDeletes)
 	}
-	h.fence.err = nil
+	h.fence.Err = nil
 	h.clock.advance(time.Minute)
 	h.exec.Execute(t.Context(), doc)
 	if len(h.world.podDeletes) != 2 {

@@ -39,8 +39,8 @@ func TestUpgrade_RollPatchesTheKubeletAndReportsProgressUntilConverged(t *testin
 	if !reflect.DeepEqual(h.patcher.patches, want) {
 		t.Fatalf("patches:\n got %+v\nwant %+v", h.patcher.patches, want)
 	}
-	if h.fence.calls != 1 {
-		t.Errorf("%d fence checks, want 1", h.fence.calls)
+	if h.fence.Calls != 1 {
+		t.Errorf("%d fence checks, want 1", h.fence.Calls)
 	}
 	upgradeReports(t, "first pass", h, upgradeAction("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)"))
 	if got := ofType(wire.ActionUpgrade, h.publisher.last(t).Actions); len(got) != 1 || got[0].Detail != "v1.34.9 → v1.35.6 (0/2)" {
@@ -88,8 +88,8 @@ func TestUpgrade_ControlPlaneRefusalsPatchNothing(t *testing.T) {
 			if retry := h.exec.Execute(t.Context(), upgrading(9, "v1.35.6", "pool-a")); !retry {
 				t.Error("retry = false, want true")
 			}
-			if len(h.patcher.patches) != 0 || h.fence.calls != 0 {
-				t.Errorf("patches %+v, fence checks %d; want none", h.patcher.patches, h.fence.calls)
+			if len(h.patcher.patches) != 0 || h.fence.Calls != 0 {
+				t.Errorf("patches %+v, fence checks %d; want none", h.patcher.patches, h.fence.Calls)
 			}
 			checkTyped(t, "store", wire.ActionUpgrade, h.store.Snapshot(),
 				[]report{{"pool-a", wire.StatusFailed, 9, strings.Join(tc.keywords, "|")}})

@@ -17,8 +17,11 @@ import (
 
 	"kubehz.dev/agent/actor/internal/handoff"
 	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
+
+var _ handoff.Fence = (*testkit.Fence)(nil)
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -35,7 +38,7 @@ var (
 	configMaps   = corev1.SchemeGroupVersion.WithResource("configmaps")
 )
 
-func publisher(client *fake.Clientset, fence *fakeFence, at time.Time) *handoff.Publisher {
+func publisher(client *fake.Clientset, fence *testkit.Fence, at time.Time) *handoff.Publisher {
 	return &handoff.Publisher{Client: client, Namespace: namespace, ConfigMap: report.ConfigMapName, Identity: holder, Fence: fence,
 		Now: func() time.Time { return at }}
 }
@@ -93,7 +96,7 @@ func verbs(client *fake.Clientset) []string {
 // that says how to restore it, and nothing is written.
 func TestPublish_MissingConfigMapIsAnErrorAndNothingIsCreated(t *testing.T) {
 	client := fake.NewClientset()
-	fence := &fakeFence{}
+	fence := &testkit.Fence{}
 	err := publisher(client, fence, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
 	if err == nil || !strings.Contains(err.Error(), "re-apply deploy/actor") {
 		t.Fatalf("Publish = %v, want an error naming deploy/actor", err)
@@ -101,14 +104,14 @@ func TestPublish_MissingConfigMapIsAnErrorAndNothingIsCreated(t *testing.T) {
 	if got, want := verbs(client), []string{"get"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("requests %v, want %v", got, want)
 	}
-	if fence.calls != 0 {
-		t.Errorf("%d fence checks, want none", fence.calls)
+	if fence.Calls != 0 {
+		t.Errorf("%d fence checks, want none", fence.Calls)
 	}
 }
 
 func TestPublish_UpdatesWithTheResourceVersionItRead(t *testing.T) {
 	client := fake.NewClientset(existing(t, "41", report.Document{Revision: 6, Holder: "actor-old", Actions: scaled(wire.StatusDone)}))
-	if err := publisher(client, &fakeFence{}, now).Publish(t.Context(), 7, scaled(wire.StatusInProgress)); err != nil {
+	if err := publisher(client, &testkit.Fence{}, now).Publish(t.Context(), 7, scaled(wire.StatusInProgress)); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
 	if got, want := verbs(client), []string{"get", "update@41"}; !reflect.DeepEqual(got, want) {
@@ -171,7 +174,7 @@ func TestPublish_WritesOnlyWhenTheReportsChange(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(tc.stored)
-			fence := &fakeFence{}
+			fence := &testkit.Fence{}
 			p := publisher(client, fence, now)
 			p.Identity = tc.holder
 			if err := p.Publish(t.Context(), tc.rev, tc.actions); err != nil {
@@ -184,8 +187,8 @@ func TestPublish_WritesOnlyWhenTheReportsChange(t *testing.T) {
 			if got := verbs(client); !reflect.DeepEqual(got, want) {
 				t.Errorf("requests %v, want %v", got, want)
 			}
-			if wantFence := len(want) - 1; fence.calls != wantFence {
-				t.Errorf("%d fence checks, want %d", fence.calls, wantFence)
+			if wantFence := len(want) - 1; fence.Calls != wantFence {
+				t.Errorf("%d fence checks, want %d", fence.Calls, wantFence)
 			}
 			_, doc := read(t, client)
 			if tc.wantWrite && (doc.Revision != tc.rev || doc.Holder != tc.holder || !doc.UpdatedAt.Equal(now.Truncate(time.Second))) {
@@ -210,15 +213,15 @@ func TestPublish_RetriesAConflictOnceWithAFreshRead(t *testing.T) {
 		}
 		return true, nil, apierrors.NewConflict(configMaps.GroupResource(), report.ConfigMapName, errors.New("the object has been modified"))
 	})
-	fence := &fakeFence{}
+	fence := &testkit.Fence{}
 	if err := publisher(client, fence, now).Publish(t.Context(), 7, scaled(wire.StatusDone)); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
 	if got, want := verbs(client), []string{"get", "update@41", "get", "update@42"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("requests %v, want %v", got, want)
 	}
-	if fence.calls != 2 {
-		t.Errorf("%d fence checks, want one per write", fence.calls)
+	if fence.Calls != 2 {
+		t.Errorf("%d fence checks, want one per write", fence.Calls)
 	}
 	if _, doc := read(t, client); doc.Holder != holder || !reflect.DeepEqual(doc.Actions, scaled(wire.StatusDone)) {
 		t.Errorf("document %+v, want ours", doc)
@@ -230,7 +233,7 @@ func TestPublish_GivesUpAfterASecondConflict(t *testing.T) {
 	client.PrependReactor("update", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(configMaps.GroupResource(), report.ConfigMapName, errors.New("the object has been modified"))
 	})
-	err := publisher(client, &fakeFence{}, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
+	err := publisher(client, &testkit.Fence{}, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
 	if err == nil || !strings.Contains(err.Error(), "conflicting writers") {
 		t.Fatalf("error %v, want conflicting writers", err)
 	}
@@ -249,7 +252,7 @@ func TestPublish_FenceRefusalWritesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(tc.objects...)
-			err := publisher(client, &fakeFence{err: errLostLease}, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
+			err := publisher(client, &testkit.Fence{Err: errLostLease}, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
 			if !errors.Is(err, errLostLease) {
 				t.Errorf("error %v, want the fence's refusal", err)
 			}
@@ -265,12 +268,12 @@ func TestPublish_ReadFailureWritesNothing(t *testing.T) {
 	client.PrependReactor("get", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewServiceUnavailable("apiserver restarting")
 	})
-	fence := &fakeFence{}
+	fence := &testkit.Fence{}
 	err := publisher(client, fence, now).Publish(t.Context(), 7, scaled(wire.StatusDone))
 	if err == nil || !strings.Contains(err.Error(), "kubehz-system/kubehz-actions") || !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("error %v, want the failed read of kubehz-system/kubehz-actions, wrapped", err)
 	}
-	if fence.calls != 0 || len(client.Actions()) != 1 {
-		t.Errorf("fence checks %d, requests %v; want only the read", fence.calls, verbs(client))
+	if fence.Calls != 0 || len(client.Actions()) != 1 {
+		t.Errorf("fence checks %d, requests %v; want only the read", fence.Calls, verbs(client))
 	}
 }
