@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,113 +9,80 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
-// check loads minimal() with one variable set and asserts either the parsed
-// field or that exactly that variable is reported with the given hint.
-type check struct {
-	name    string
-	val     string
-	want    any    // field value when accepted
-	bad     string // substring of the problem when rejected
-	secret  bool   // the value must not appear in the error
-	omitted bool   // unset instead of set to val
-}
+// check is one case of runChecks: minimal() with one variable set.
+type check = testkit.Setting
 
 func runChecks(t *testing.T, envVar string, field func(Observer) any, cases []check) {
 	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			env := with(map[string]string{envVar: tc.val})
-			if tc.omitted {
-				delete(env, envVar)
-			}
-			o, err := load(env)
-			if tc.bad == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := field(o); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-					t.Fatalf("%s = %v, want %v", envVar, got, tc.want)
-				}
-				return
-			}
-			var cerr *Error
-			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != envVar {
-				t.Fatalf("err = %v, want one problem with %s", err, envVar)
-			}
-			if !strings.Contains(cerr.Problems[0].Reason, tc.bad) {
-				t.Fatalf("reason %q lacks %q", cerr.Problems[0].Reason, tc.bad)
-			}
-			if tc.secret && strings.Contains(err.Error(), strings.TrimSpace(tc.val)) {
-				t.Fatalf("error %q echoes the value", err)
-			}
-		})
-	}
+	testkit.Settings[Observer]{Base: minimal, Load: load}.Check(t, envVar, field, cases)
 }
 
 func TestLoadObserver_ClusterID(t *testing.T) {
 	long := strings.Repeat("a", 253)
 	cases := []check{
-		{name: "single char", val: "a", want: "a"},
-		{name: "mixed", val: "K8S_lab.example-1.com", want: "K8S_lab.example-1.com"},
-		{name: "trimmed", val: " c-2\t", want: "c-2"},
-		{name: "253 chars", val: long, want: long},
-		{name: "254 chars", val: long + "a", bad: "1-253"},
+		{Name: "single char", Val: "a", Want: "a"},
+		{Name: "mixed", Val: "K8S_lab.example-1.com", Want: "K8S_lab.example-1.com"},
+		{Name: "trimmed", Val: " c-2\t", Want: "c-2"},
+		{Name: "253 chars", Val: long, Want: long},
+		{Name: "254 chars", Val: long + "a", Bad: "1-253"},
 	}
 	for _, v := range []string{"a/b", "a b", "a?b", "../up", "#frag", "-lead", "trail-", ".dot", "a%2Fb"} {
-		cases = append(cases, check{name: "rejects " + v, val: v, bad: "letter or digit"})
+		cases = append(cases, check{Name: "rejects " + v, Val: v, Bad: "letter or digit"})
 	}
 	runChecks(t, "CLUSTER_ID", func(o Observer) any { return o.ClusterID }, cases)
 }
 
 func TestLoadObserver_APIURL(t *testing.T) {
 	runChecks(t, "KUBEHZ_API_URL", func(o Observer) any { return o.APIURL }, []check{
-		{name: "https", val: "https://api.kubehz.dev", want: "https://api.kubehz.dev"},
-		{name: "trailing slash trimmed", val: " https://api.kubehz.dev/ ", want: "https://api.kubehz.dev"},
-		{name: "path prefix kept", val: "https://x.dev/kubehz///", want: "https://x.dev/kubehz"},
-		{name: "http localhost", val: "http://localhost:3000", want: "http://localhost:3000"},
-		{name: "http 127.0.0.1", val: "http://127.0.0.1:8080/", want: "http://127.0.0.1:8080"},
-		{name: "http ::1", val: "http://[::1]:8080", want: "http://[::1]:8080"},
-		{name: "http elsewhere", val: "http://api.kubehz.dev", bad: "https"},
-		{name: "http localhost lookalike", val: "http://localhost.evil.dev", bad: "https"},
-		{name: "other scheme", val: "ftp://api.kubehz.dev", bad: "https"},
-		{name: "no scheme", val: "api.kubehz.dev", bad: "host"},
-		{name: "no host", val: "https:///path", bad: "host"},
-		{name: "unparsable", val: "https://a b.dev:x", bad: "not a URL"},
-		{name: "credentials", val: "https://u:hunter2@api.kubehz.dev", bad: "credentials"},
-		{name: "query", val: "https://api.kubehz.dev/?x=1", bad: "query"},
+		{Name: "https", Val: "https://api.kubehz.dev", Want: "https://api.kubehz.dev"},
+		{Name: "trailing slash trimmed", Val: " https://api.kubehz.dev/ ", Want: "https://api.kubehz.dev"},
+		{Name: "path prefix kept", Val: "https://x.dev/kubehz///", Want: "https://x.dev/kubehz"},
+		{Name: "http localhost", Val: "http://localhost:3000", Want: "http://localhost:3000"},
+		{Name: "http 127.0.0.1", Val: "http://127.0.0.1:8080/", Want: "http://127.0.0.1:8080"},
+		{Name: "http ::1", Val: "http://[::1]:8080", Want: "http://[::1]:8080"},
+		{Name: "http elsewhere", Val: "http://api.kubehz.dev", Bad: "https"},
+		{Name: "http localhost lookalike", Val: "http://localhost.evil.dev", Bad: "https"},
+		{Name: "other scheme", Val: "ftp://api.kubehz.dev", Bad: "https"},
+		{Name: "no scheme", Val: "api.kubehz.dev", Bad: "host"},
+		{Name: "no host", Val: "https:///path", Bad: "host"},
+		{Name: "unparsable", Val: "https://a b.dev:x", Bad: "not a URL"},
+		{Name: "credentials", Val: "https://u:hunter2@api.kubehz.dev", Bad: "credentials"},
+		{Name: "query", Val: "https://api.kubehz.dev/?x=1", Bad: "query"},
 	})
 }
 
 func TestLoadObserver_Token(t *testing.T) {
 	hex64 := strings.Repeat("0123456789abcdef", 4)
 	runChecks(t, "KUBEHZ_AGENT_TOKEN", func(o Observer) any { return o.AgentToken.Reveal() }, []check{
-		{name: "from env", val: goodToken, want: goodToken},
-		{name: "unset", omitted: true, want: ""},
-		{name: "short", val: "khz_agt_short", bad: "malformed", secret: true},
-		{name: "claim code", val: "khzc_" + hex64, bad: "claim code", secret: true},
-		{name: "65 hex digits", val: "khz_agt_" + hex64 + "0", bad: "72 characters", secret: true},
-		{name: "uppercase hex", val: "khz_agt_" + strings.ToUpper(hex64), bad: "lowercase hex", secret: true},
+		{Name: "from env", Val: goodToken, Want: goodToken},
+		{Name: "unset", Omitted: true, Want: ""},
+		{Name: "short", Val: "khz_agt_short", Bad: "malformed", Secret: true},
+		{Name: "claim code", Val: "khzc_" + hex64, Bad: "claim code", Secret: true},
+		{Name: "65 hex digits", Val: "khz_agt_" + hex64 + "0", Bad: "72 characters", Secret: true},
+		{Name: "uppercase hex", Val: "khz_agt_" + strings.ToUpper(hex64), Bad: "lowercase hex", Secret: true},
 	})
 }
 
 func TestLoadObserver_SecretLocation(t *testing.T) {
 	runChecks(t, "KUBEHZ_NAMESPACE", func(o Observer) any { return o.Namespace }, []check{
-		{name: "default", omitted: true, want: "kubehz-system"},
-		{name: "override", val: "ops-1", want: "ops-1"},
-		{name: "uppercase", val: "Kube-System", bad: "DNS-1123 label"},
-		{name: "underscore", val: "kube_system", bad: "DNS-1123 label"},
-		{name: "leading dash", val: "-x", bad: "DNS-1123 label"},
-		{name: "slash", val: "a/b", bad: "DNS-1123 label"},
-		{name: "dot", val: "a.b", bad: "DNS-1123 label"},
-		{name: "64 chars", val: strings.Repeat("a", 64), bad: "DNS-1123 label"},
+		{Name: "default", Omitted: true, Want: "kubehz-system"},
+		{Name: "override", Val: "ops-1", Want: "ops-1"},
+		{Name: "uppercase", Val: "Kube-System", Bad: "DNS-1123 label"},
+		{Name: "underscore", Val: "kube_system", Bad: "DNS-1123 label"},
+		{Name: "leading dash", Val: "-x", Bad: "DNS-1123 label"},
+		{Name: "slash", Val: "a/b", Bad: "DNS-1123 label"},
+		{Name: "dot", Val: "a.b", Bad: "DNS-1123 label"},
+		{Name: "64 chars", Val: strings.Repeat("a", 64), Bad: "DNS-1123 label"},
 	})
 	runChecks(t, "KUBEHZ_SECRET_NAME", func(o Observer) any { return o.SecretName }, []check{
-		{name: "default", omitted: true, want: "kubehz-agent"},
-		{name: "dotted", val: "agent.v2", want: "agent.v2"},
-		{name: "uppercase", val: "Agent", bad: "DNS-1123 subdomain"},
-		{name: "slash", val: "a/b", bad: "DNS-1123 subdomain"},
+		{Name: "default", Omitted: true, Want: "kubehz-agent"},
+		{Name: "dotted", Val: "agent.v2", Want: "agent.v2"},
+		{Name: "uppercase", Val: "Agent", Bad: "DNS-1123 subdomain"},
+		{Name: "slash", Val: "a/b", Bad: "DNS-1123 subdomain"},
 	})
 }
 
@@ -129,12 +95,12 @@ func TestLoadObserver_Durations(t *testing.T) {
 					"KUBEHZ_READY_AFTER_FAILING": o.ReadyAfterFailing,
 				}[v]
 			}, []check{
-				{name: "override", val: "90s", want: 90 * time.Second},
-				{name: "smallest", val: "1ns", want: time.Nanosecond},
-				{name: "zero", val: "0s", bad: "greater than 0"},
-				{name: "negative", val: "-5s", bad: "greater than 0"},
-				{name: "no unit", val: "60", bad: "Go duration"},
-				{name: "garbage", val: "abc", bad: "Go duration"},
+				{Name: "override", Val: "90s", Want: 90 * time.Second},
+				{Name: "smallest", Val: "1ns", Want: time.Nanosecond},
+				{Name: "zero", Val: "0s", Bad: "greater than 0"},
+				{Name: "negative", Val: "-5s", Bad: "greater than 0"},
+				{Name: "no unit", Val: "60", Bad: "Go duration"},
+				{Name: "garbage", Val: "abc", Bad: "Go duration"},
 			})
 		})
 	}
@@ -169,15 +135,15 @@ func TestLoadReadiness_ReadsTheThresholdAloneAndAgreesWithLoadObserver(t *testin
 }
 
 func TestLoadObserver_ReportNamespaces(t *testing.T) {
-	cases := []check{{name: "unset", omitted: true, want: false}}
+	cases := []check{{Name: "unset", Omitted: true, Want: false}}
 	for _, v := range []string{"1", "t", "T", "TRUE", "true", "True"} {
-		cases = append(cases, check{name: v, val: v, want: true})
+		cases = append(cases, check{Name: v, Val: v, Want: true})
 	}
 	for _, v := range []string{"0", "f", "F", "FALSE", "false", "False"} {
-		cases = append(cases, check{name: v, val: v, want: false})
+		cases = append(cases, check{Name: v, Val: v, Want: false})
 	}
 	for _, v := range []string{"yes", "on", "2"} {
-		cases = append(cases, check{name: v, val: v, bad: "boolean"})
+		cases = append(cases, check{Name: v, Val: v, Bad: "boolean"})
 	}
 	runChecks(t, "KUBEHZ_REPORT_NAMESPACES", func(o Observer) any { return o.ReportNamespaces }, cases)
 }
@@ -186,16 +152,16 @@ func TestLoadObserver_ReportNamespaces(t *testing.T) {
 // (exit 2, naming the allowed values): read as info, `verbose` or `trace`
 // would hide the very lines the user asked for.
 func TestLoadObserver_LogLevelRefusesAnUnknownLevel(t *testing.T) {
-	cases := []check{{name: "unset", omitted: true, want: slog.LevelInfo}, {name: "blank", val: "  ", want: slog.LevelInfo}}
+	cases := []check{{Name: "unset", Omitted: true, Want: slog.LevelInfo}, {Name: "blank", Val: "  ", Want: slog.LevelInfo}}
 	for v, want := range map[string]slog.Level{
 		"debug": slog.LevelDebug, "DEBUG": slog.LevelDebug, "Debug": slog.LevelDebug, "warn": slog.LevelWarn,
 		"WARN": slog.LevelWarn, "error": slog.LevelError, "ERROR": slog.LevelError, "info": slog.LevelInfo,
 		"INFO": slog.LevelInfo,
 	} {
-		cases = append(cases, check{name: v, val: v, want: want})
+		cases = append(cases, check{Name: v, Val: v, Want: want})
 	}
 	for _, v := range []string{"verbose", "trace", "warning", "0", "-4", "info+"} {
-		cases = append(cases, check{name: v, val: v, bad: `"` + v + `" is not a log level (use debug, info, warn or error)`})
+		cases = append(cases, check{Name: v, Val: v, Bad: `"` + v + `" is not a log level (use debug, info, warn or error)`})
 	}
 	runChecks(t, "KUBEHZ_LOG_LEVEL", func(o Observer) any { return o.LogLevel }, cases)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"kubehz.dev/agent/shared/config"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 const goodToken = "khz_agt_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -33,15 +34,8 @@ func with(overrides map[string]string) map[string]string {
 	return env
 }
 
-// check loads minimal() with one variable set and asserts either the parsed
-// field or that exactly that variable is reported with the given hint.
-type check struct {
-	name    string
-	val     string
-	want    any    // field value when accepted
-	bad     string // substring of the problem when rejected
-	omitted bool   // unset instead of set to val
-}
+// check is one case of runActorChecks: minimal() with one variable set.
+type check = testkit.Setting
 
 func loadActor(env map[string]string) (Actor, error) {
 	return Load(context.Background(), envconfig.MapLookuper(env))
@@ -116,85 +110,60 @@ func TestLoad_Settings(t *testing.T) {
 	}
 }
 
-// runActorChecks loads the actor's settings once per case.
 func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []check) {
 	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			env := with(map[string]string{envVar: tc.val})
-			if tc.omitted {
-				delete(env, envVar)
-			}
-			a, err := loadActor(env)
-			if tc.bad == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := field(a); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-					t.Fatalf("%s = %v, want %v", envVar, got, tc.want)
-				}
-				return
-			}
-			var cerr *config.Error
-			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != envVar {
-				t.Fatalf("err = %v, want one problem with %s", err, envVar)
-			}
-			if !strings.Contains(cerr.Problems[0].Reason, tc.bad) {
-				t.Fatalf("reason %q lacks %q", cerr.Problems[0].Reason, tc.bad)
-			}
-		})
-	}
+	testkit.Settings[Actor]{Base: minimal, Load: loadActor}.Check(t, envVar, field, cases)
 }
 
 func TestLoad_DesiredPollSeconds(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_DESIRED_POLL_SECONDS", func(a Actor) any { return a.DesiredPoll }, []check{
-		{name: "default", omitted: true, want: time.Minute},
-		{name: "90", val: "90", want: 90 * time.Second},
-		{name: "smallest", val: "1", want: time.Second},
-		{name: "a day", val: "86400", want: 24 * time.Hour},
-		{name: "zero", val: "0", bad: "must be from 1 to 86400, got 0"},
-		{name: "negative", val: "-5", bad: "must be from 1 to 86400, got -5"},
-		{name: "with a unit", val: "60s", bad: `"60s" is not a whole number of seconds`},
-		{name: "garbage", val: "abc", bad: `"abc" is not a whole number of seconds`},
-		{name: "fraction", val: "1.5", bad: "not a whole number"},
-		{name: "over a day", val: "86401", bad: "must be from 1 to 86400"},
-		{name: "overflows int", val: "99999999999999999999", bad: "must be from 1 to 86400, got 99999999999999999999"},
+		{Name: "default", Omitted: true, Want: time.Minute},
+		{Name: "90", Val: "90", Want: 90 * time.Second},
+		{Name: "smallest", Val: "1", Want: time.Second},
+		{Name: "a day", Val: "86400", Want: 24 * time.Hour},
+		{Name: "zero", Val: "0", Bad: "must be from 1 to 86400, got 0"},
+		{Name: "negative", Val: "-5", Bad: "must be from 1 to 86400, got -5"},
+		{Name: "with a unit", Val: "60s", Bad: `"60s" is not a whole number of seconds`},
+		{Name: "garbage", Val: "abc", Bad: `"abc" is not a whole number of seconds`},
+		{Name: "fraction", Val: "1.5", Bad: "not a whole number"},
+		{Name: "over a day", Val: "86401", Bad: "must be from 1 to 86400"},
+		{Name: "overflows int", Val: "99999999999999999999", Bad: "must be from 1 to 86400, got 99999999999999999999"},
 	})
 }
 
 func TestLoad_MaxReplicas(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_MAX_REPLICAS", func(a Actor) any { return a.MaxReplicas }, []check{
-		{name: "default", omitted: true, want: 50},
-		{name: "override", val: "12", want: 12},
-		{name: "smallest", val: "1", want: 1},
-		{name: "largest", val: "10000", want: 10000},
-		{name: "zero", val: "0", bad: "must be from 1 to 10000, got 0"},
-		{name: "negative", val: "-1", bad: "must be from 1 to 10000, got -1"},
-		{name: "garbage", val: "abc", bad: `"abc" is not a whole number of replicas`},
-		{name: "just over", val: "10001", bad: "must be from 1 to 10000, got 10001"},
-		{name: "a million", val: "1000000", bad: "must be from 1 to 10000, got 1000000"},
+		{Name: "default", Omitted: true, Want: 50},
+		{Name: "override", Val: "12", Want: 12},
+		{Name: "smallest", Val: "1", Want: 1},
+		{Name: "largest", Val: "10000", Want: 10000},
+		{Name: "zero", Val: "0", Bad: "must be from 1 to 10000, got 0"},
+		{Name: "negative", Val: "-1", Bad: "must be from 1 to 10000, got -1"},
+		{Name: "garbage", Val: "abc", Bad: `"abc" is not a whole number of replicas`},
+		{Name: "just over", Val: "10001", Bad: "must be from 1 to 10000, got 10001"},
+		{Name: "a million", Val: "1000000", Bad: "must be from 1 to 10000, got 1000000"},
 	})
 	runActorChecks(t, "KUBEHZ_MD_NAMESPACE", func(a Actor) any { return a.MDNamespace }, []check{
-		{name: "md namespace default", omitted: true, want: "kube-system"},
-		{name: "md namespace override", val: "machines", want: "machines"},
-		{name: "md namespace uppercase", val: "Kube-System", bad: "DNS-1123 label"},
-		{name: "md namespace underscore", val: "kube_system", bad: "DNS-1123 label"},
-		{name: "md namespace leading dash", val: "-x", bad: "DNS-1123 label"},
-		{name: "md namespace slash", val: "a/b", bad: "DNS-1123 label"},
+		{Name: "md namespace default", Omitted: true, Want: "kube-system"},
+		{Name: "md namespace override", Val: "machines", Want: "machines"},
+		{Name: "md namespace uppercase", Val: "Kube-System", Bad: "DNS-1123 label"},
+		{Name: "md namespace underscore", Val: "kube_system", Bad: "DNS-1123 label"},
+		{Name: "md namespace leading dash", Val: "-x", Bad: "DNS-1123 label"},
+		{Name: "md namespace slash", Val: "a/b", Bad: "DNS-1123 label"},
 	})
 }
 
 func TestLoad_HealEvictionTimeout(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", func(a Actor) any { return a.HealEvictionTimeout }, []check{
-		{name: "default", omitted: true, want: 5 * time.Minute},
-		{name: "600", val: "600", want: 10 * time.Minute},
-		{name: "smallest", val: "60", want: time.Minute},
-		{name: "zero", val: "0", bad: "must be from 60 to 86400, got 0"},
-		{name: "negative", val: "-5", bad: "must be from 60 to 86400, got -5"},
-		{name: "garbage", val: "abc", bad: `"abc" is not a whole number of seconds`},
-		{name: "59", val: "59", bad: "must be from 60 to 86400, got 59"},
-		{name: "1", val: "1", bad: "must be from 60 to 86400, got 1"},
-		{name: "with a unit", val: "5m", bad: "not a whole number of seconds"},
+		{Name: "default", Omitted: true, Want: 5 * time.Minute},
+		{Name: "600", Val: "600", Want: 10 * time.Minute},
+		{Name: "smallest", Val: "60", Want: time.Minute},
+		{Name: "zero", Val: "0", Bad: "must be from 60 to 86400, got 0"},
+		{Name: "negative", Val: "-5", Bad: "must be from 60 to 86400, got -5"},
+		{Name: "garbage", Val: "abc", Bad: `"abc" is not a whole number of seconds`},
+		{Name: "59", Val: "59", Bad: "must be from 60 to 86400, got 59"},
+		{Name: "1", Val: "1", Bad: "must be from 60 to 86400, got 1"},
+		{Name: "with a unit", Val: "5m", Bad: "not a whole number of seconds"},
 	})
 }
 
@@ -301,10 +270,10 @@ func TestLoad_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 
 func TestLoad_Deployment(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_ACTOR_DEPLOYMENT", func(a Actor) any { return a.Deployment }, []check{
-		{name: "default is what deploy/actor ships", omitted: true, want: "actor"},
-		{name: "prefixed", val: "team-actor", want: "team-actor"},
-		{name: "uppercase", val: "Actor", bad: "DNS-1123 subdomain"},
-		{name: "slash", val: "kube-system/actor", bad: "DNS-1123 subdomain"},
+		{Name: "default is what deploy/actor ships", Omitted: true, Want: "actor"},
+		{Name: "prefixed", Val: "team-actor", Want: "team-actor"},
+		{Name: "uppercase", Val: "Actor", Bad: "DNS-1123 subdomain"},
+		{Name: "slash", Val: "kube-system/actor", Bad: "DNS-1123 subdomain"},
 	})
 }
 
@@ -313,19 +282,19 @@ func TestLoad_Deployment(t *testing.T) {
 // 60 s floors, is refused at start.
 func TestLoad_HealLimits(t *testing.T) {
 	runActorChecks(t, "KUBEHZ_HEAL_MAX_IN_FLIGHT", func(a Actor) any { return a.HealLimits.MaxInFlight }, []check{
-		{name: "max in flight default", omitted: true, want: 3},
-		{name: "max in flight 0 rules deletes out", val: "0", want: 0},
-		{name: "max in flight at the contract's 1000", val: "1000", want: 1000},
-		{name: "max in flight past 1000", val: "1001", bad: "must be from 0 to 1000, got 1001"},
-		{name: "max in flight negative", val: "-1", bad: "must be from 0 to 1000, got -1"},
-		{name: "max in flight a percentage", val: "40%", bad: `"40%" is not a whole number of Machines`},
+		{Name: "max in flight default", Omitted: true, Want: 3},
+		{Name: "max in flight 0 rules deletes out", Val: "0", Want: 0},
+		{Name: "max in flight at the contract's 1000", Val: "1000", Want: 1000},
+		{Name: "max in flight past 1000", Val: "1001", Bad: "must be from 0 to 1000, got 1001"},
+		{Name: "max in flight negative", Val: "-1", Bad: "must be from 0 to 1000, got -1"},
+		{Name: "max in flight a percentage", Val: "40%", Bad: `"40%" is not a whole number of Machines`},
 	})
 	runActorChecks(t, "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", func(a Actor) any { return a.HealLimits.MinCooldown }, []check{
-		{name: "min cooldown default", omitted: true, want: 10 * time.Minute},
-		{name: "min cooldown 0 leaves the document's", val: "0", want: time.Duration(0)},
-		{name: "min cooldown a day", val: "86400", want: 24 * time.Hour},
-		{name: "min cooldown past a day", val: "86401", bad: "must be from 0 to 86400, got 86401"},
-		{name: "min cooldown with a unit", val: "10m", bad: `"10m" is not a whole number of seconds`},
+		{Name: "min cooldown default", Omitted: true, Want: 10 * time.Minute},
+		{Name: "min cooldown 0 leaves the document's", Val: "0", Want: time.Duration(0)},
+		{Name: "min cooldown a day", Val: "86400", Want: 24 * time.Hour},
+		{Name: "min cooldown past a day", Val: "86401", Bad: "must be from 0 to 86400, got 86401"},
+		{Name: "min cooldown with a unit", Val: "10m", Bad: `"10m" is not a whole number of seconds`},
 	})
 	for _, v := range []struct {
 		name  string
@@ -336,12 +305,12 @@ func TestLoad_HealLimits(t *testing.T) {
 		{"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", func(a Actor) any { return a.HealLimits.MinUnhealthyAfter }, 5 * time.Minute},
 	} {
 		runActorChecks(t, v.name, v.field, []check{
-			{name: v.name + " default", omitted: true, want: v.def},
-			{name: v.name + " at the contract's 60 s floor", val: "60", want: time.Minute},
-			{name: v.name + " below the 60 s floor", val: "59", bad: "must be from 60 to 86400, got 59"},
-			{name: v.name + " zero", val: "0", bad: "must be from 60 to 86400, got 0"},
-			{name: v.name + " past a day", val: "86401", bad: "must be from 60 to 86400, got 86401"},
-			{name: v.name + " garbage", val: "soon", bad: `"soon" is not a whole number of seconds`},
+			{Name: v.name + " default", Omitted: true, Want: v.def},
+			{Name: v.name + " at the contract's 60 s floor", Val: "60", Want: time.Minute},
+			{Name: v.name + " below the 60 s floor", Val: "59", Bad: "must be from 60 to 86400, got 59"},
+			{Name: v.name + " zero", Val: "0", Bad: "must be from 60 to 86400, got 0"},
+			{Name: v.name + " past a day", Val: "86401", Bad: "must be from 60 to 86400, got 86401"},
+			{Name: v.name + " garbage", Val: "soon", Bad: `"soon" is not a whole number of seconds`},
 		})
 	}
 }
