@@ -18,7 +18,7 @@ type check = testkit.Setting
 
 func runChecks(t *testing.T, envVar string, field func(Observer) any, cases []check) {
 	t.Helper()
-	testkit.Settings[Observer]{Base: minimal, Load: load}.Check(t, envVar, field, cases)
+	testkit.Settings[Observer]{Base: minimal, Load: load, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
 }
 
 func TestLoadObserver_ClusterID(t *testing.T) {

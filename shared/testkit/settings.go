@@ -19,11 +19,12 @@ type Setting struct {
 }
 
 // Settings loads a binary's settings from an environment. A refusal is
-// read as the operator reads it: a header line, then one "  VAR: reason"
-// line per refused variable.
+// read as the operator reads it: Header, then one "  VAR: reason" line per
+// refused variable.
 type Settings[T any] struct {
-	Base func() map[string]string
-	Load func(env map[string]string) (T, error)
+	Base   func() map[string]string // a fresh map on every call
+	Load   func(env map[string]string) (T, error)
+	Header string // the first line of every refusal
 }
 
 // Check runs each case against envVar, reading the result through field.
@@ -50,7 +51,7 @@ func (s Settings[T]) Check(t *testing.T, envVar string, field func(T) any, cases
 				t.Fatalf("%s=%q accepted, want it refused with %q", envVar, tc.Val, tc.Bad)
 			}
 			lines := strings.Split(err.Error(), "\n")
-			if len(lines) != 2 || !strings.HasPrefix(lines[1], "  "+envVar+": ") {
+			if len(lines) != 2 || lines[0] != s.Header || !strings.HasPrefix(lines[1], "  "+envVar+": ") {
 				t.Fatalf("err = %v, want one problem, with %s", err, envVar)
 			}
 			if !strings.Contains(lines[1], tc.Bad) {

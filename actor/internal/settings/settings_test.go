@@ -112,7 +112,7 @@ func TestLoad_Settings(t *testing.T) {
 
 func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []check) {
 	t.Helper()
-	testkit.Settings[Actor]{Base: minimal, Load: loadActor}.Check(t, envVar, field, cases)
+	testkit.Settings[Actor]{Base: minimal, Load: loadActor, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
 }
 
 func TestLoad_DesiredPollSeconds(t *testing.T) {
