@@ -1,5 +1,6 @@
 // Package backoff is the capped, fully jittered exponential backoff shared by
-// the heartbeat sender and the desired-state poller.
+// the heartbeat sender and the desired-state poller, and the cancellable
+// sleep the agents' retry and poll loops wait with.
 package backoff
 
 import (

@@ -131,12 +131,8 @@ func (p *Poller) Run(ctx context.Context) error {
 		if p.progress != nil {
 			p.progress.Waiting(wait)
 		}
-		timer := p.clk.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !backoff.Sleep(ctx, p.clk, wait) {
 			return nil
-		case <-timer.C():
 		}
 	}
 }

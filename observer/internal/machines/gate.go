@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
+
+	"kubehz.dev/agent/shared/backoff"
 )
 
 // probeTimeout bounds the discovery request that tests presence: the
@@ -98,12 +100,8 @@ func (g *gate) run(ctx context.Context) {
 			g.changed()
 		}
 		g.report(err)
-		wait := g.clk.NewTimer(g.interval)
-		select {
-		case <-ctx.Done():
-			wait.Stop()
+		if !backoff.Sleep(ctx, g.clk, g.interval) {
 			return
-		case <-wait.C():
 		}
 		err = g.probe(ctx)
 	}
@@ -130,12 +128,8 @@ func (g *gate) back(ctx context.Context) bool {
 	g.log.Info(g.what+" not found after being readable; keeping them while discovery is asked again",
 		"for", recheckTotal().String())
 	for _, d := range recheck {
-		wait := g.clk.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			wait.Stop()
+		if !backoff.Sleep(ctx, g.clk, d) {
 			return false
-		case <-wait.C():
 		}
 		if g.probe(ctx) == nil {
 			return true
