@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/clock"
 
+	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -102,19 +103,12 @@ func (m *Manager) Snapshot() *wire.Inventory {
 // only clear the snapshot; the poll carries on at its interval.
 func (m *Manager) Run(ctx context.Context) error {
 	m.refresh(ctx)
-	// A timer re-armed after each read, not a ticker: a slow read delays the
-	// next one instead of queueing it, and clock.Clock has no tickers.
-	t := m.clk.NewTimer(m.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C():
-			m.refresh(ctx)
-			t.Reset(m.interval)
-		}
+	// The interval is waited after each read, not ticked: a slow read delays
+	// the next one instead of queueing it.
+	for backoff.Sleep(ctx, m.clk, m.interval) {
+		m.refresh(ctx)
 	}
+	return nil
 }
 
 // refresh reads the CR once and stores what it found.

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/platform"
 )
@@ -33,14 +35,10 @@ const (
 type Sleeper func(ctx context.Context, d time.Duration) error
 
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if !backoff.Sleep(ctx, clock.RealClock{}, d) {
 		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
+	return nil
 }
 
 // announce posts body until the platform takes it, retrying only what may
