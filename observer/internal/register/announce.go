@@ -65,12 +65,16 @@ func announce(ctx context.Context, a Announcer, body []byte, redact string, wait
 	}
 }
 
+// retryable says whether a failed post may pass later: a 5xx, a 429, or no
+// answer at all. A post that ran out its own request timeout is no answer
+// (its error matches context.DeadlineExceeded too), so it is retried; only
+// the end of the caller's ctx, which announce checks first, stops the loop.
 func retryable(err error) bool {
 	var se *platform.StatusError
 	if errors.As(err, &se) {
 		return se.Code >= 500 || se.Code == http.StatusTooManyRequests
 	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return true
 }
 
 // explain turns a refusal into what the operator should check; other

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,5 +271,47 @@ func TestRun_StopsWaitingWhenCancelled(t *testing.T) {
 	}, &bytes.Buffer{})
 	if !errors.Is(err, context.Canceled) || len(a.bodies) != 1 {
 		t.Errorf("err %v after %d posts, want cancelled after 1", err, len(a.bodies))
+	}
+}
+
+// A platform that takes the connection and never answers costs one request
+// timeout, then the post is tried again: the timeout is no answer, not a
+// refusal. The real Registrar makes the posts, so the error is the one
+// net/http gives.
+func TestRun_RetriesAPostThatTimedOut(t *testing.T) {
+	stall := make(chan struct{})
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if posts.Add(1) == 1 {
+			select {
+			case <-stall:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	defer close(stall)
+	base, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := platform.NewRegistrar(platform.Options{BaseURL: base, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.CloseIdleConnections()
+	var waits []time.Duration
+	err = Run(context.Background(), testConfig(), Deps{
+		Secrets: newFakeSecrets(), Announcer: reg, Random: fixedRandom(), Log: discard(),
+		Jitter: func() float64 { return 1 },
+		Sleep:  func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
+	}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatalf("Run: %v, want the second post to register", err)
+	}
+	if n := posts.Load(); n != 2 || len(waits) != 1 {
+		t.Errorf("%d posts and %d waits, want 2 and 1", n, len(waits))
 	}
 }
