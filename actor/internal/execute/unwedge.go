@@ -47,10 +47,10 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 			continue
 		}
 		t.Attempted = true
-		deleted, failed, forbidden, fenced := e.forceDelete(ctx, stuck)
-		if fenced && deleted == 0 {
-			// The lease check failed before any pod went, which is not the
-			// unwedge failing: keep the one attempt for the next pass.
+		deleted, failed, forbidden, untouched := e.forceDelete(ctx, stuck)
+		if untouched {
+			// The lease check failed before any delete was sent, which is not
+			// the unwedge failing: keep the one attempt for the next pass.
 			t.Attempted = false
 			e.Log.Warn("Eviction unwedge deferred: the write fence refused; trying again next poll", "machine", name, "node", t.Node)
 			continue
@@ -93,7 +93,9 @@ func (e *Executor) forget(ctx context.Context, drop []string) {
 
 // stillUnreachable re-reads the node from the apiserver before anything is
 // force-deleted on it, since the cache may lag a recovery: only a node that
-// still exists and has not been Ready for at least heal.MinWindow qualifies.
+// still exists and has not been Ready for at least heal.MinWindow qualifies;
+// a condition without a transition time has been down for an unknown time,
+// which is not long enough.
 // A node that recovered and blipped NotReady a moment ago may still run its
 // pods; force-deleting them could run a StatefulSet's pod twice.
 func (e *Executor) stillUnreachable(ctx context.Context, node string, now time.Time) bool {
@@ -102,19 +104,20 @@ func (e *Executor) stillUnreachable(ctx context.Context, node string, now time.T
 		e.Log.Warn("Eviction unwedge: cannot re-read the node; trying again next poll", "node", node, "err", err)
 		return false
 	}
-	return n != nil && n.Ready != heal.ReadyTrue && n.Ready != "" && now.Sub(n.Since) >= heal.MinWindow
+	return n != nil && n.Ready != heal.ReadyTrue && n.Ready != "" && !n.Since.IsZero() && now.Sub(n.Since) >= heal.MinWindow
 }
 
 // forceDelete deletes each stuck pod with grace 0 and its UID as a
 // precondition. A pod already gone or replaced (404, 409) is fine; a
-// Forbidden stops at once, and so does a fence that refuses (fenced): the
-// pods left are counted failed.
-func (e *Executor) forceDelete(ctx context.Context, pods []heal.Pod) (deleted, failed int, forbidden, fenced bool) {
+// Forbidden stops at once, and so does a fence that refuses: the pods left
+// are counted failed. untouched says the fence refused before any delete was
+// sent; a delete the apiserver answered, even with 404, was an attempt.
+func (e *Executor) forceDelete(ctx context.Context, pods []heal.Pod) (deleted, failed int, forbidden, untouched bool) {
 	for i, p := range pods {
 		e.step()
 		wctx, cancel, err := e.Fence.Write(ctx)
 		if err != nil {
-			return deleted, failed + len(pods) - i, false, true
+			return deleted, failed + len(pods) - i, false, i == 0
 		}
 		err = e.Deleter.DeletePod(wctx, p.Namespace, p.Name, p.UID)
 		cancel()

@@ -380,3 +380,42 @@ func TestUnwedge_EvictionTimeoutRunsFromWhenTheDeleteReturned(t *testing.T) {
 		t.Errorf("pod deletes %+v 300 s after the Machine delete returned, want the stuck pod", h.world.podDeletes)
 	}
 }
+
+// The one attempt is used once a delete was sent, even when the pod was
+// gone already and the fence then refused the rest: only a refusal before
+// the first delete keeps it.
+func TestUnwedge_AFenceRefusalAfterTheFirstDeleteUsesUpTheAttempt(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.podDeleteErr["apps/web-0"] = apierrors.NewNotFound(podResource, "web-0")
+	h.world.slow = func() { h.fence.Err = errors.New("renewed inside the safety margin") }
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if want := []podDelete{{"apps", "web-0", "uid-web-0"}}; !reflect.DeepEqual(h.world.podDeletes, want) {
+		t.Fatalf("pod deletes %+v, want %+v before the fence refused", h.world.podDeletes, want)
+	}
+	h.fence.Err, h.world.slow = nil, nil
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 1 {
+		t.Errorf("pod deletes %+v: a second unwedge after a delete had been sent", h.world.podDeletes)
+	}
+	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || !tr.Attempted {
+		t.Errorf("tracked %+v, want the attempt used", tr)
+	}
+}
+
+// A Ready condition without a transition time has been down for an unknown
+// time, not for the minute the unwedge needs: nothing is force-deleted and
+// the attempt is kept.
+func TestUnwedge_ANodeDownSinceAnUnknownTimeIsLeftAlone(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.clock.advance(300 * time.Second)
+	h.world.liveNodes = map[string]*cluster.Node{"node-1": node("node-1", "Unknown", time.Time{})}
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 0 {
+		t.Fatalf("pod deletes %+v on a node with no Ready transition time", h.world.podDeletes)
+	}
+	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
+		t.Errorf("tracked %+v, want the attempt unused", tr)
+	}
+}
