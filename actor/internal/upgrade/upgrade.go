@@ -1,8 +1,8 @@
 // Package upgrade decides worker upgrades as a pure
 // function. The desired kubelet version, the worker pools the document names,
-// the MachineDeployments and Machines read from the cluster and the
-// apiserver's version go in; the reports to store and at most one patch come
-// out. It makes no client calls, reads no clock and logs nothing: the
+// the MachineDeployments and Machines read from the cluster and the oldest
+// control-plane version the executor has come to trust (package cpversion)
+// go in; the reports to store and at most one patch come out. It makes no client calls, reads no clock and logs nothing: the
 // executor around it lists, writes and stores the reports.
 //
 // The planner rolls one pool at a time and only ever upward: it refuses a
