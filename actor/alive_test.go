@@ -9,7 +9,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -21,10 +20,6 @@ import (
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // A leader whose work loop wedges (here: a desired-state fetch that never
 // returns) keeps renewing its lease on the elector's goroutine, so the

@@ -1,0 +1,94 @@
+package lead
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// journal records, across goroutines, the order in which things happened.
+type journal struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+func (j *journal) add(entry string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.entries = append(j.entries, entry)
+}
+
+func (j *journal) list() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.entries)
+}
+
+// journalReleases notes every Lease update that clears the holder, which is
+// how client-go's elector releases the lease, at the moment it is sent.
+func journalReleases(client *fake.Clientset, j *journal) {
+	client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
+		if deref(lease.Spec.HolderIdentity) == "" {
+			j.add("lease released")
+		}
+		return false, nil, nil
+	})
+}
+
+// running is one Run in flight; the test's cleanup cancels it and waits.
+type running struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+func startRun(t *testing.T, cfg Config, fenced <-chan struct{}, work Work) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	r := &running{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.err = Run(ctx, cfg, fenced, work)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(time.Minute):
+			t.Errorf("Run of %s did not return after cancel", cfg.Identity)
+		}
+	})
+	return r
+}
+
+// wait returns Run's error, failing the test if Run is still going after within.
+func (r *running) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(within):
+		t.Fatalf("Run did not return within %s", within)
+		return nil
+	}
+}
+
+func (r *running) returned() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+var errApiserverDown = errors.New("apiserver unavailable")
