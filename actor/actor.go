@@ -128,8 +128,8 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	defer exec.Machines.Stop()
 	defer exec.Nodes.Stop()
 	// Before anything else, this term's own (empty) report replaces
-	// whatever a previous leader left; if it fails, the poller's first tick
-	// writes it again.
+	// whatever a previous leader left; if it fails, the poller's ticks write
+	// it again, and the executor acts on nothing until one lands.
 	exec.Flush(ctx)
 	poller := poll.New(a.plat, exec, clock.RealClock{}, poll.Options{Interval: a.cfg.DesiredPoll,
 		Log: a.log, Progress: a.alive, Results: a.state.polled})

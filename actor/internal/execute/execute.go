@@ -64,6 +64,9 @@ type Executor struct {
 	// document before anything else, and a publish that fails leaves it
 	// false until a later Flush lands it.
 	landed bool
+	// introduced is true once any write of this term's reports has landed;
+	// until then the term does not act (introduce).
+	introduced bool
 }
 
 // Execute applies the gate and the authorized capabilities; it reports
@@ -76,6 +79,9 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 		e.Store.Clear()
 		e.publish(ctx, 0)
 		return false
+	}
+	if !e.introduced && !e.introduce(ctx) {
+		return true
 	}
 	e.Store.Begin(doc.Revision)
 	// A capability switched off loses its reports at once, even when the
@@ -152,12 +158,26 @@ func (e *Executor) Flush(ctx context.Context) {
 	}
 }
 
+// introduce writes this term's own empty report, which must land before
+// the term's first act (docs/contract.md#leadership): a write the fence or
+// the apiserver refuses would otherwise leave a previous leader's reports
+// standing while this one acts. It reports whether one has landed; the
+// store holds nothing yet, because nothing was acted on.
+func (e *Executor) introduce(ctx context.Context) bool {
+	e.publish(ctx, e.Store.Revision())
+	if !e.introduced {
+		e.Log.Warn("Not acting yet: this term's first report has not been written; trying again on the next poll tick")
+	}
+	return e.introduced
+}
+
 func (e *Executor) publish(ctx context.Context, rev int64) {
 	e.step()
 	// The wire carries 20 reports; the newest outcomes win
 	// (docs/contract.md#g-3).
 	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Newest(wire.MaxActions))
 	e.landed = err == nil
+	e.introduced = e.introduced || e.landed
 	if err != nil && !errors.Is(err, context.Canceled) {
 		e.Log.Error("Cannot publish action reports; writing them again on the next poll tick", "err", err, "revision", rev)
 	}

@@ -163,6 +163,8 @@ func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNod
 // Flush writes the reports again until one lands; then Flush costs nothing.
 func TestExecute_FailedPublishIsWrittenAgainByFlushUntilItLands(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 2)))
+	h.exec.Flush(t.Context()) // the term's own empty report lands
+	h.publisher.calls = nil
 	h.publisher.err = fmt.Errorf("write ConfigMap kubehz-system/kubehz-actions: %w", errLostLease)
 	if retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3))); retry {
 		t.Error("retry = true, want false")
@@ -183,6 +185,37 @@ func TestExecute_FailedPublishIsWrittenAgainByFlushUntilItLands(t *testing.T) {
 		t.Errorf("republished revision %d, want 7", last.Revision)
 	}
 	checkReports(t, "republished", last.Actions, want)
+}
+
+// A new term acts only once its own empty report has landed: with that
+// write refused, a 200 that asks for a scale-up patches nothing, the pass
+// asks to run again, and the next one, with the write landing, acts.
+func TestExecute_ANewTermActsOnlyAfterItsFirstReportLanded(t *testing.T) {
+	h := newHarness(t, newCluster(md("pool-a", 2)))
+	h.publisher.err = fmt.Errorf("write ConfigMap kubehz-system/kubehz-actions: %w", errLostLease)
+	h.exec.Flush(t.Context())
+	doc := scaling(7, pool("pool-a", 3))
+	if retry := h.exec.Execute(t.Context(), doc); !retry {
+		t.Error("retry = false, want true: the pass did not run")
+	}
+	if len(h.cluster.patches) != 0 || h.cluster.ensures != 0 {
+		t.Fatalf("patches %+v, cache ensures %d before the term's first report landed", h.cluster.patches, h.cluster.ensures)
+	}
+	for i, c := range h.publisher.calls {
+		if c.Revision != 0 || len(c.Actions) != 0 {
+			t.Errorf("publish %d = %+v, want the empty report", i, c)
+		}
+	}
+
+	h.publisher.err = nil
+	h.exec.Execute(t.Context(), doc)
+	if len(h.cluster.patches) != 1 {
+		t.Fatalf("patches %+v, want the scale-up once the report landed", h.cluster.patches)
+	}
+	if first := h.publisher.calls[2]; first.Revision != 0 || len(first.Actions) != 0 {
+		t.Errorf("first landed write %+v, want the empty report before any act", first)
+	}
+	checkReports(t, "published", h.publisher.last(t).Actions, []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}})
 }
 
 // A new leader's executor publishes its own empty document on its first
