@@ -2,7 +2,7 @@
 // MachineDeployment (pool) that owns it. The observer files
 // machine issues under the pool it finds; the actor refuses to heal a
 // machine it cannot place, because deleting an unowned machine would lose
-// the capacity for good.
+// the capacity for good. Both read a pool's replica counts with Int32.
 package machinepool
 
 import (

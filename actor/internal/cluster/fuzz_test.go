@@ -40,6 +40,9 @@ func FuzzRecords(f *testing.F) {
 		if r.Name != u.GetName() {
 			t.Fatalf("MachineDeployment record %+v does not follow the object", r)
 		}
+		if r.Replicas != nil && (*r.Replicas < 0 || *r.Replicas > 2147483647) {
+			t.Fatalf("replicas %d is no int32 count", *r.Replicas)
+		}
 		if r.Selector != nil && r.Selector.Empty() {
 			t.Fatal("an empty selector would claim every machine")
 		}

@@ -88,16 +88,10 @@ func machineDeploymentFrom(u *unstructured.Unstructured) *MachineDeployment {
 		Namespace: u.GetNamespace(), Name: u.GetName(), ResourceVersion: u.GetResourceVersion(), UID: u.GetUID(),
 		Labels: u.GetLabels(), Annotations: u.GetAnnotations(),
 	}
-	// spec.replicas is read tolerantly: JSON numbers may arrive as int64 or
-	// float64; anything else counts as unknown.
-	if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); ok {
-		switch n := v.(type) {
-		case int64:
-			r.Replicas = &n
-		case float64:
-			i := int64(n)
-			r.Replicas = &i
-		}
+	// A count machine-controller could not read, or a negative one, is
+	// unknown: never rounded into one the scaler would compare against.
+	if n, ok := machinepool.Int32(u.Object, "spec", "replicas"); ok && n >= 0 {
+		r.Replicas = &n
 	}
 	r.Selector = machinepool.Selector(u.Object)
 	r.Kubelet, _, _ = unstructured.NestedString(u.Object, "spec", "template", "spec", "versions", "kubelet")

@@ -70,6 +70,31 @@ func TestTransform_ReadsWhatTheDecisionsNeed(t *testing.T) {
 			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
 		},
 		{
+			name: "replicas that is not a whole number is unknown, not rounded",
+			in:   machineDeployment("kube-system", "pool-a", 2.5),
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
+		},
+		{
+			name: "negative replicas is unknown",
+			in:   machineDeployment("kube-system", "pool-a", int64(-1)),
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
+		},
+		{
+			name: "replicas past int32 is unknown",
+			in:   machineDeployment("kube-system", "pool-a", int64(2147483648)),
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
+		},
+		{
+			name: "replicas of 1e300 is unknown",
+			in:   machineDeployment("kube-system", "pool-a", 1e300),
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},
+		},
+		{
+			name: "the largest int32 is a count",
+			in:   machineDeployment("kube-system", "pool-a", float64(2147483647)),
+			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a", Replicas: int64Ptr(2147483647)},
+		},
+		{
 			name: "replicas of another type is unknown",
 			in:   machineDeployment("kube-system", "pool-a", "3"),
 			want: &MachineDeployment{Namespace: "kube-system", Name: "pool-a"},

@@ -1,8 +1,6 @@
 package machines
 
 import (
-	"math"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -62,26 +60,9 @@ func str(obj map[string]any, path ...string) string {
 	return s
 }
 
-// count reads an integer tolerantly: int64 from the apiserver's JSON, or a
-// whole float64 from other decoders. Anything else, or out of int32 range
-// (replica counts are int32), reads as 0.
+// count reads a replica count; what is not one reads as 0, as the wire
+// has no "unknown" for it.
 func count(obj map[string]any, path ...string) int {
-	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
-	var f float64
-	switch n := v.(type) {
-	case int64:
-		f = float64(n)
-	case int:
-		f = float64(n)
-	case int32:
-		f = float64(n)
-	case float64:
-		f = n
-	default:
-		return 0
-	}
-	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
-		return 0
-	}
-	return int(f)
+	n, _ := machinepool.Int32(obj, path...)
+	return int(n)
 }
