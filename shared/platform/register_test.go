@@ -78,3 +78,25 @@ func TestNewRegistrar_RefusesCredentialsAndPlainHTTP(t *testing.T) {
 		t.Error("a registrar accepted http to a public host")
 	}
 }
+
+// A bind secret the read budget cut short is masked as the whole one is.
+func TestRegistrar_LogMasksABindSecretCutByTheReadBudget(t *testing.T) {
+	const bind = "bind-s3cr3t"
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, strings.Repeat("\xff", 4<<10-6)+bind)
+	})
+	var logged bytes.Buffer
+	reg, err := NewRegistrar(Options{
+		BaseURL: mustParse(t, srv.URL),
+		Logger:  slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.CloseIdleConnections)
+	_ = reg.Register(context.Background(), []byte(`{}`), bind)
+	if !strings.Contains(logged.String(), `"body":"?<redacted>"`) {
+		t.Errorf("debug log does not mask the cut bind secret: %s", logged.String())
+	}
+}

@@ -78,3 +78,39 @@ func TestDebugSnippet_IsShortCleanAndRedacted(t *testing.T) {
 		t.Error("log leaks the token")
 	}
 }
+
+// The read budget can cut an echoed token short, and making the text valid
+// UTF-8 shortens what came before it, moving the cut token into the logged
+// part: it is masked all the same.
+func TestDebugSnippet_MasksATokenCutByTheReadBudget(t *testing.T) {
+	var logs bytes.Buffer
+	body := strings.Repeat("\xff", 4<<10-12) + secret
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, body)
+	})
+	c, _ := newTestClient(t, srv, func(o *Options) {
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	_, err := c.PostHeartbeat(t.Context(), nil)
+	assertNoSecret(t, err)
+	if !strings.Contains(logs.String(), `"body":"?`) {
+		t.Fatalf("log %q lacks the snippet; the stimulus did not reach it", logs.String())
+	}
+	if strings.Contains(logs.String(), secret[:12]) {
+		t.Errorf("log leaks the start of the token: %s", logs.String())
+	}
+}
+
+// A token pasted into the base URL stays out of a transport error, which
+// quotes the request's URL.
+func TestTransportError_MasksATokenInTheURL(t *testing.T) {
+	srv := newTestServer(t, func(http.ResponseWriter, *http.Request) {})
+	c, _ := newTestClient(t, srv, func(o *Options) { o.BaseURL = mustParse(t, srv.URL+"/"+secret) })
+	srv.Close() // the post now fails in the transport
+	_, err := c.PostHeartbeat(t.Context(), nil)
+	if err == nil || !strings.Contains(err.Error(), "khz_agt_***redacted***") {
+		t.Fatalf("error %v, want a transport error quoting the masked URL", err)
+	}
+	assertNoSecret(t, err)
+}

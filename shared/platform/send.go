@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+
+	"kubehz.dev/agent/shared/token"
 )
 
 const (
@@ -70,10 +72,14 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		req.Header.Set("Authorization", "Bearer "+secret)
 	}
 
-	// A transport error names the method and URL, never a header, so the
-	// token cannot ride along in it.
+	// A transport error names the method and URL, never a header; the URL
+	// is masked all the same, for a token pasted into KUBEHZ_API_URL.
 	resp, err := c.http.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = token.Redact(ue.URL)
+		}
 		return nil, fmt.Errorf("%s: %w", r.op, err)
 	}
 	code := resp.StatusCode
@@ -95,6 +101,23 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	return nil, fmt.Errorf("%s: %w", r.op, se)
 }
 
+// maskSecret masks secret in text, and a start of it that ends the text (a
+// body cut by the read budget), then any run that starts with the token
+// prefix.
+func maskSecret(text, secret string) string {
+	const mask = "<redacted>"
+	if secret != "" { // ReplaceAll of "" would insert the mask between every character
+		text = strings.ReplaceAll(text, secret, mask)
+		for n := min(len(secret)-1, len(text)); n > 0; n-- {
+			if strings.HasSuffix(text, secret[:n]) {
+				text = text[:len(text)-n] + mask
+				break
+			}
+		}
+	}
+	return token.Redact(text)
+}
+
 // closeBody drains a bounded tail so the connection can go back to the
 // pool, then closes.
 func closeBody(body io.ReadCloser) {
@@ -113,18 +136,17 @@ func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
 
 // logSnippet puts the start of an error body in the debug log: the platform
 // explains a 400 there. It is read from the same bounded budget closeBody
-// drains, cleaned of control characters and of the token should the server
-// ever echo it.
+// drains, cleaned of control characters and of the secret should the server
+// ever echo it: whole, cut short by the read budget, or (for the token) in
+// any form that starts with its prefix. The masking comes after the text is
+// made valid UTF-8, which shortens it, so nothing the masks missed moves up
+// into the part that is logged.
 func (c *Client) logSnippet(op string, resp *http.Response, secret string) {
 	if c.log == nil {
 		return
 	}
 	head, _, _ := readCapped(resp.Body, 4<<10)
-	text := string(head)
-	if secret != "" { // ReplaceAll of "" would insert the mask between every character
-		text = strings.ReplaceAll(text, secret, "<redacted>")
-	}
-	text = strings.ToValidUTF8(text, "?")
+	text := maskSecret(strings.ToValidUTF8(string(head), "?"), secret)
 	text = strings.Map(func(r rune) rune {
 		if unicode.IsPrint(r) {
 			return r
