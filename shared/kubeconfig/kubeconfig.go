@@ -9,12 +9,14 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/flowcontrol"
 
 	"kubehz.dev/agent/shared/buildinfo"
 )
 
 // Load returns the client configuration, with the agent's User-Agent, the
-// contract's rate limits (20 QPS, burst 30) and uncompressed responses.
+// contract's rate limits (20 QPS, burst 30, for all clients together) and
+// uncompressed responses.
 func Load(getenv func(string) string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
@@ -33,6 +35,11 @@ func Load(getenv func(string) string) (*rest.Config, error) {
 	}
 	cfg.UserAgent = buildinfo.UserAgent()
 	cfg.QPS, cfg.Burst = 20, 30
+	// One bucket for the whole process: every client is built from a copy
+	// of this config, and a copy shares the limiter, where each would
+	// otherwise build its own from QPS and Burst and the process would
+	// reach a multiple of the limit.
+	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
 	// The apiserver gzips any response over 128 KiB that a client accepts
 	// gzipped, watch streams included, and the agent sits next to it on the
 	// cluster network, where bandwidth is cheap and the user's control-plane

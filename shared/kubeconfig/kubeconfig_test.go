@@ -1,9 +1,19 @@
 package kubeconfig
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // Two files, as an operator with a split KUBECONFIG has them: the cluster
@@ -48,6 +58,9 @@ func TestLoad_MergesAMultiPathKubeconfigAndSetsTheAgentsClientOptions(t *testing
 	if cfg.QPS != 20 || cfg.Burst != 30 {
 		t.Fatalf("rate limits %v/%d, want 20/30", cfg.QPS, cfg.Burst)
 	}
+	if cfg.RateLimiter == nil || cfg.RateLimiter.QPS() != 20 {
+		t.Fatalf("rate limiter %v, want one of 20 QPS that every client shares", cfg.RateLimiter)
+	}
 	if !cfg.DisableCompression {
 		t.Fatal("responses may come gzipped: the apiserver would spend CPU compressing every large list and watch for us")
 	}
@@ -59,3 +72,49 @@ func TestLoad_NamesAMissingKubeconfig(t *testing.T) {
 		t.Fatal("a KUBECONFIG naming no file loaded")
 	}
 }
+
+// Every client is built from a copy of the config, and each copy draws from
+// the config's one bucket, so the process as a whole keeps to the burst: 30
+// requests through two clients leave nothing for a third. The bucket's clock
+// is frozen, so none refills while the requests run.
+func TestLoad_EveryClientDrawsFromOneBucket(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	text := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: " + srv.URL +
+		"\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    token: t\n"
+	if err := os.WriteFile(kubeconfig, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(func(k string) string { return map[string]string{"KUBECONFIG": kubeconfig}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiterWithClock(cfg.QPS, cfg.Burst, frozen{time.Now()})
+	for i := range 2 {
+		c := rest.CopyConfig(cfg)
+		c.GroupVersion, c.APIPath = &schema.GroupVersion{Version: "v1"}, "/api"
+		c.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+		client, err := rest.RESTClientFor(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 15 {
+			if err := client.Get().AbsPath("/version").Do(t.Context()).Error(); err != nil {
+				t.Fatalf("client %d: %v", i, err)
+			}
+		}
+	}
+	if cfg.RateLimiter.TryAccept() {
+		t.Error("the bucket still had a token after 30 requests through two clients: they did not share it")
+	}
+}
+
+// frozen is a clock at which no time passes.
+type frozen struct{ now time.Time }
+
+func (f frozen) Now() time.Time                  { return f.now }
+func (f frozen) Sleep(time.Duration)             {}
+func (f frozen) Since(t time.Time) time.Duration { return f.now.Sub(t) }
