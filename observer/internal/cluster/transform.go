@@ -5,6 +5,7 @@ import (
 
 	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // Transforms run before an object enters an informer cache. They must be
@@ -34,23 +35,33 @@ const (
 // docs/contract.md#g-14), then lastTimestamp, eventTime and finally
 // creationTimestamp.
 func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
+	// A core/v1 Event's reason, kind and message have no length limit, and
+	// anyone who may create Events could fill the cache with megabytes: a
+	// record keeps no more of them than the beat sends (its caps, counted
+	// as the beat counts them, so the beat's own clamp changes nothing).
 	rec := &Event{
 		Namespace: e.Namespace,
 		Name:      e.Name,
-		Reason:    e.Reason,
-		Kind:      e.InvolvedObject.Kind,
+		Reason:    wire.Clamp(e.Reason, wire.MaxLabelLen),
+		Kind:      wire.Clamp(e.InvolvedObject.Kind, wire.MaxLabelLen),
 		Warning:   e.Type == kubeapi.EventTypeWarning,
 		Count:     e.Count,
 	}
+	message := ""
 	if e.InvolvedObject.Kind == MachineKind {
-		rec.InvolvedNamespace, rec.InvolvedName = e.InvolvedObject.Namespace, e.InvolvedObject.Name
+		// A name longer than any Machine's can match none: it is dropped, not
+		// cut to one that might.
+		if len(e.InvolvedObject.Namespace) <= wire.MaxNameLen && len(e.InvolvedObject.Name) <= wire.MaxNameLen {
+			rec.InvolvedNamespace, rec.InvolvedName = e.InvolvedObject.Namespace, e.InvolvedObject.Name
+		}
 		if e.Reason == ReconcilingError {
-			rec.Message = e.Message
+			message = e.Message
 		}
 	}
 	if keepMessage {
-		rec.Message = e.Message
+		message = e.Message
 	}
+	rec.Message = wire.Clamp(message, wire.MaxNoteLen)
 	switch {
 	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
 		rec.LastSeen = e.Series.LastObservedTime.Time

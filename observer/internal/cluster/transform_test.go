@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,6 +134,33 @@ func TestEventFrom_MessageKeptOnlyWhenAllowed(t *testing.T) {
 				t.Errorf("EventFrom =\n%+v, want\n%+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// Anyone who may create Events can make them huge: a record holds no more
+// than the beat sends (63 units of reason and kind, 256 of message), and a
+// Machine name longer than any Machine's is dropped, not cut to one.
+func TestEventFrom_KeepsNoMoreThanTheBeatSends(t *testing.T) {
+	huge := strings.Repeat("é", 1<<20)
+	e := warning("shop", "web-0.17f")
+	e.Reason, e.Message, e.InvolvedObject.Kind = huge, huge, "Machine"
+	e.InvolvedObject.Name = strings.Repeat("m", 254)
+	got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), true)
+	want := &Event{
+		Namespace: "shop", Name: "web-0.17f", Reason: strings.Repeat("é", 63), Kind: "Machine",
+		Message: strings.Repeat("é", 256), Warning: true, Count: 2, LastSeen: t0,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("EventFrom kept reason %d bytes, message %d bytes, involved %q/%d bytes; want 126, 512 and none",
+			len(got.Reason), len(got.Message), got.InvolvedNamespace, len(got.InvolvedName))
+	}
+	// A retry-loop Warning keeps its message for machine issues even when
+	// notes stay home, clamped all the same; a 253-byte name is a Machine's.
+	e.Reason, e.InvolvedObject.Name = ReconcilingError, strings.Repeat("m", 253)
+	got = EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false)
+	if len(got.InvolvedName) != 253 || got.Message != strings.Repeat("é", 256) {
+		t.Errorf("a retry-loop Warning kept a %d-byte Machine name and a %d-byte message; want 253 and 512",
+			len(got.InvolvedName), len(got.Message))
 	}
 }
 

@@ -4,9 +4,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"kubehz.dev/agent/shared/machinepool"
-
 	"kubehz.dev/agent/shared/informer"
+	"kubehz.dev/agent/shared/machinepool"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // APIGroup is machine-controller's legacy group, not cluster.x-k8s.io.
@@ -36,8 +36,10 @@ func MachineFrom(u *unstructured.Unstructured) *Machine {
 		Created:      u.GetCreationTimestamp().Time,
 		Deleting:     u.GetDeletionTimestamp() != nil,
 		NodeName:     str(u.Object, "status", "nodeRef", "name"),
-		ErrorReason:  str(u.Object, "status", "errorReason"),
-		ErrorMessage: str(u.Object, "status", "errorMessage"),
+		// The CRD gives status no schema: the error text is kept only as
+		// far as a machine issue carries it.
+		ErrorReason:  wire.Clamp(str(u.Object, "status", "errorReason"), wire.MaxLabelLen),
+		ErrorMessage: wire.Clamp(str(u.Object, "status", "errorMessage"), wire.MaxNoteLen),
 	}
 	m.MachineSets = machinepool.MachineSets(u.Object)
 	return m

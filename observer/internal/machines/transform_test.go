@@ -2,6 +2,7 @@ package machines
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,12 @@ func TestTransform_MachineReadsExactPaths(t *testing.T) {
 				MachineSets: []string{"pool-a-6d8f9b7c4"}, Created: created, NodeName: "node-1",
 				ErrorReason: "CreateError", ErrorMessage: "server type unavailable",
 			},
+		},
+		{
+			name: "error text is kept only as far as an issue carries it (63 and 256 units)",
+			js: `{"metadata":{"name":"m"},"status":{"errorReason":"` + strings.Repeat("R", 64) +
+				`","errorMessage":"` + strings.Repeat("m", 257) + `"}}`,
+			want: &Machine{Name: "m", ErrorReason: strings.Repeat("R", 63), ErrorMessage: strings.Repeat("m", 256)},
 		},
 		{
 			name: "a bare Machine has only its name",
