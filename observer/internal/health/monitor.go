@@ -6,6 +6,7 @@ package health
 
 import (
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -32,15 +33,18 @@ type Monitor struct {
 	log       *slog.Logger
 	notify    func()
 
-	pods        cache.Store
-	podsCtrl    cache.Controller
-	podsChanged chan struct{}
+	pods         cache.Store
+	podsCtrl     cache.Controller
+	podsChanged  chan struct{}
+	certsChanged chan struct{} // the CSR informer's changes
 
 	mu         sync.Mutex
 	lastReadyz *Readyz // nil: the last probe failed, or none ran yet
 	components []wire.Component
 	serving    time.Time   // zero: unknown
 	csrs       cache.Store // nil until the CSR read is known to be allowed
+	// certs is the expiry last published, to notify only on a change.
+	certs *wire.Certificates
 }
 
 // Source is what the monitor reads.
@@ -54,7 +58,7 @@ type Source struct {
 type Options struct {
 	Interval time.Duration // between probes; zero or less: one minute
 	Log      *slog.Logger  // nil: discard
-	Notify   func()        // called whenever Components changes; nil: nobody
+	Notify   func()        // called whenever Components or Certificates changes; nil: nobody
 }
 
 // New builds the monitor; nothing talks to the apiserver until Run.
@@ -62,7 +66,7 @@ func New(src Source, restCfg *rest.Config, clk clock.Clock, opts Options) *Monit
 	m := &Monitor{
 		csrReader: src.CSRs, readyz: src.Raw, restCfg: restCfg,
 		clk: clk, interval: opts.Interval, log: opts.Log, notify: opts.Notify,
-		podsChanged: make(chan struct{}, 1),
+		podsChanged: make(chan struct{}, 1), certsChanged: make(chan struct{}, 1),
 	}
 	if m.interval <= 0 {
 		m.interval = time.Minute // a zero timer would spin
@@ -103,7 +107,7 @@ func newInformer(example runtime.Object, t cache.TransformFunc,
 
 func (m *Monitor) csrInformer() (cache.Store, cache.Controller) {
 	return newInformer(&kubeapi.CertificateSigningRequest{}, csrTransform,
-		kubeapi.ListWatch(m.csrReader, kubeapi.Selectors{}), nil) // certificate changes wait for the next beat
+		kubeapi.ListWatch(m.csrReader, kubeapi.Selectors{}), m.certsChanged)
 }
 
 // Components returns the control-plane components, sorted by name; nil when
@@ -118,8 +122,13 @@ func (m *Monitor) Components() []wire.Component {
 // unknown.
 func (m *Monitor) Certificates() *wire.Certificates {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.certificates()
+}
+
+// certificates is Certificates with m.mu held.
+func (m *Monitor) certificates() *wire.Certificates {
 	serving, store := m.serving, m.csrs
-	m.mu.Unlock()
 	var csrs []*CSR
 	if store != nil {
 		for _, it := range store.List() {
@@ -133,6 +142,21 @@ func (m *Monitor) Certificates() *wire.Certificates {
 		return nil
 	}
 	return &wire.Certificates{ExpiresAt: at.UTC().Truncate(time.Second).Format(time.RFC3339)}
+}
+
+// publishCerts recomputes the certificate expiry and notifies when it
+// changed: a new CSR, a rotated serving certificate, a handshake that
+// failed, or the earliest certificate expiring. It computes under the lock,
+// so two calls cannot store an older value last.
+func (m *Monitor) publishCerts() {
+	m.mu.Lock()
+	next := m.certificates()
+	changed := !reflect.DeepEqual(next, m.certs)
+	m.certs = next
+	m.mu.Unlock()
+	if changed && m.notify != nil {
+		m.notify()
+	}
 }
 
 // publish recomputes the components and notifies when they changed.

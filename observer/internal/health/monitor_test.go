@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -118,6 +120,29 @@ func TestMonitor_EarliestApprovedCSRCertificateBeatsTheServingCertificate(t *tes
 		t.Fatal(err)
 	}
 	await(t, "certificates", h.m.Certificates, expires(week))
+}
+
+// A change of the expiry is a change the beat must not wait for: a newly
+// issued certificate that expires first notifies at once, without a probe.
+func TestMonitor_ANewEarliestCertificateNotifiesWithoutAProbe(t *testing.T) {
+	stub := newAPIServerStub(t)
+	month := t0.Add(30 * 24 * time.Hour)
+	client := fake.NewClientset(csr("kubelet-serving-a", certPEM(t, month), certificatesv1.CertificateApproved))
+	h := start(t, client, stub)
+	await(t, "certificates", h.m.Certificates, expires(month))
+	testkit.Await(t, patience, "the first expiry's notification", func() bool { return h.notified.Load() > 0 })
+	time.Sleep(50 * time.Millisecond) // let the first probe's notifications settle
+	before := h.notified.Load()
+
+	week := t0.Add(7 * 24 * time.Hour)
+	if _, err := client.CertificatesV1().CertificateSigningRequests().Create(t.Context(),
+		csr("kubelet-serving-d", certPEM(t, week), certificatesv1.CertificateApproved), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Await(t, patience, "a notification for the earlier expiry", func() bool { return h.notified.Load() > before })
+	if got := h.m.Certificates(); !reflect.DeepEqual(got, expires(week)) {
+		t.Errorf("certificates = %+v after the notification, want %+v", got, expires(week))
+	}
 }
 
 func TestMonitor_ForbiddenCSRReadIsReprobedEachIntervalAndLoggedOnce(t *testing.T) {

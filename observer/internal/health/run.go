@@ -24,6 +24,8 @@ func (m *Monitor) Run(ctx context.Context) error {
 				return
 			case <-m.podsChanged:
 				m.publish()
+			case <-m.certsChanged:
+				m.publishCerts()
 			}
 		}
 	})
@@ -94,6 +96,9 @@ func (p *prober) probe(ctx context.Context) {
 	if !p.csrStarted {
 		p.startCSRs(ctx)
 	}
+	// Also catches the earliest certificate expiring, which no object
+	// change announces.
+	m.publishCerts()
 }
 
 // startCSRs starts the CSR informer once a single List shows the read is

@@ -30,12 +30,12 @@ var (
 // MachineFrom compacts a Machine. Fields of the wrong type read as absent.
 func MachineFrom(u *unstructured.Unstructured) *Machine {
 	m := &Machine{
-		Namespace:    u.GetNamespace(),
-		Name:         u.GetName(),
-		Labels:       u.GetLabels(),
-		Created:      u.GetCreationTimestamp().Time,
-		Deleting:     u.GetDeletionTimestamp() != nil,
-		NodeName:     str(u.Object, "status", "nodeRef", "name"),
+		Namespace: u.GetNamespace(),
+		Name:      u.GetName(),
+		Labels:    u.GetLabels(),
+		Created:   u.GetCreationTimestamp().Time,
+		Deleting:  u.GetDeletionTimestamp() != nil,
+		NodeName:  str(u.Object, "status", "nodeRef", "name"),
 		// The CRD gives status no schema: the error text is kept only as
 		// far as a machine issue carries it.
 		ErrorReason:  wire.Clamp(str(u.Object, "status", "errorReason"), wire.MaxLabelLen),
