@@ -145,7 +145,11 @@ func readingFrom(obj map[string]any) reading {
 
 // store records a read begun at epoch, logs a failure once per distinct
 // message (NotFound is the normal state of most clusters and stays silent),
-// and notifies when the snapshot changed.
+// and notifies when the snapshot changed. Only a NotFound (no CR, no CRD)
+// or a Forbidden says the CR is gone from the agent's view; any other
+// failure (a timeout, a 5xx, a refused connection) says nothing about it,
+// so the last read stands rather than the inventory leaving the beat and
+// coming back with the next good read.
 func (m *Manager) store(epoch uint64, r reading, err error) {
 	m.mu.Lock()
 	logErr := false
@@ -155,6 +159,13 @@ func (m *Manager) store(epoch uint64, r reading, err error) {
 	case err.Error() != m.lastReadErr:
 		m.lastReadErr = err.Error()
 		logErr = true
+	}
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+		m.mu.Unlock()
+		if logErr {
+			m.log.Warn("Cannot read the ClusterInventory; the beat keeps the last one read", "name", Name, "err", err)
+		}
+		return
 	}
 	changed := !equalInventory(m.snapshot, r.snapshot)
 	m.snapshot = r.snapshot

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kubehz.dev/agent/shared/wire"
 )
@@ -156,6 +157,33 @@ func TestRun_ForbiddenReadGivesNilAndLogsOncePerDistinctError(t *testing.T) {
 		e.failGets(errForbidden)
 		e.tick()
 		e.want(nil, 2, 7)
+		stop()
+	})
+}
+
+// A read that fails for a reason that says nothing about the CR (a
+// timeout, a 5xx, a refused connection) keeps the last one: the inventory
+// does not leave the beat and come back. A NotFound after it still drops it.
+func TestRun_ATransientReadErrorKeepsTheLastInventory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, specCR)
+		stop := e.run()
+		e.want(specSnapshot, 1, 1)
+		for _, err := range []error{
+			apierrors.NewServiceUnavailable("etcd leader changed"),
+			apierrors.NewTimeoutError("request timed out", 1),
+			errors.New("dial tcp: connection refused"),
+		} {
+			e.failGets(err)
+			e.tick()
+		}
+		e.want(specSnapshot, 1, 4)
+		if n := e.logs.count(slog.LevelWarn); n != 3 {
+			t.Errorf("%d warnings for three distinct errors, want 3", n)
+		}
+		e.failGets(apierrors.NewNotFound(schema.GroupResource{Group: "lok8s.dev", Resource: "clusterinventories"}, Name))
+		e.tick()
+		e.want(nil, 2, 5)
 		stop()
 	})
 }
