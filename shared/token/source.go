@@ -103,6 +103,9 @@ func (s *Source) Token(ctx context.Context) (Token, error) {
 	case originFile:
 		return s.refreshFile(forced), nil
 	case originSecret:
+		if t, ok := s.fileFilled(); ok {
+			return t, nil
+		}
 		if forced {
 			return s.refreshSecret(ctx), nil
 		}
@@ -156,6 +159,29 @@ func (s *Source) refreshFile(forced bool) Token {
 	}
 	s.keep(t, originFile, st)
 	return t
+}
+
+// fileFilled hands over from the Secret to the token file once the file
+// holds a valid token: the file comes first, and one that was missing or
+// blank at start (kubelet can show it blank mid-rotation) takes over when it
+// fills. A version that holds no valid token is read once, then again only
+// when it changes.
+func (s *Source) fileFilled() (Token, bool) {
+	fi, err := os.Stat(s.file)
+	if err != nil || stampOf(fi) == s.seen {
+		return "", false
+	}
+	t, st, err := readFile(s.file)
+	s.seen = st
+	if err != nil {
+		if errors.Is(err, ErrMalformed) {
+			s.warn(err)
+		}
+		return "", false
+	}
+	s.log.Info("Agent token file holds a token; reading it from there instead of the Secret", "path", Redact(s.file))
+	s.keep(t, originFile, st)
+	return t, true
 }
 
 func (s *Source) refreshSecret(ctx context.Context) Token {

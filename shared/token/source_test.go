@@ -116,6 +116,33 @@ func TestSource_SecretRereadFailureKeepsLastGood(t *testing.T) {
 	}
 }
 
+// The file comes before the Secret: one that was blank at start (kubelet
+// can show it so mid-rotation) takes over once it holds a token, without a
+// 401 first; a malformed version leaves the Secret's token in use.
+func TestSource_AFileThatFillsAfterStartTakesOverFromTheSecret(t *testing.T) {
+	path := tokenPath(t)
+	writeAt(t, path, "\n", epoch)
+	fs := &fakeSecret{val: valid(1)}
+	log, logs := testLogger()
+	s := NewSource(path, Options{Secret: fs.read, Log: log})
+	mustToken(t, s, valid(1))
+
+	writeAt(t, path, "not a token", epoch.Add(time.Second))
+	mustToken(t, s, valid(1))
+	if n := logs.Count("Keeping the last good agent token"); n != 1 {
+		t.Errorf("%d warnings for a malformed file, want 1", n)
+	}
+	mustToken(t, s, valid(1))
+	if n := logs.Count("Keeping the last good agent token"); n != 1 {
+		t.Errorf("%d warnings after reading the same malformed version again, want 1", n)
+	}
+
+	writeAt(t, path, valid(2), epoch.Add(2*time.Second))
+	mustToken(t, s, valid(2))
+	fs.set(valid(3), nil)
+	mustToken(t, s, valid(2)) // the file's, not the Secret's
+}
+
 func TestSource_WaiterHonoursContext(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	slow := func(context.Context) (string, error) {
