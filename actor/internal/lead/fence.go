@@ -57,6 +57,9 @@ func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc,
 	if err != nil {
 		return nil, nil, err
 	}
+	if deadline, err = termBound(ctx, deadline, f.now()); err != nil {
+		return nil, nil, err
+	}
 	wctx, cancel := context.WithDeadline(ctx, deadline)
 	if err := f.deploymentStands(wctx); err != nil {
 		cancel()
@@ -99,6 +102,33 @@ func writeDeadline(spec coordinationv1.LeaseSpec, identity string, now time.Time
 		return deadline, nil
 	}
 	return safeEnd, nil
+}
+
+// termBound caps deadline by the term's own reckoning. The Lease's
+// renewTime is wall-clock time, so a clock stepped back after a renewal
+// would stretch the window writeDeadline gives; the term stamped that
+// renewal on the monotonic clock when it sent it, and a successor can take
+// over no sooner than LeaseDuration after it landed. So a write of the term
+// ends SafetyMargin before that too, and none starts past it. A context
+// without a term (tests of the fence alone) keeps deadline.
+func termBound(ctx context.Context, deadline, now time.Time) (time.Time, error) {
+	t, ok := termOf(ctx)
+	if !ok {
+		return deadline, nil
+	}
+	sent := t.renewSent.Load()
+	if sent == nil {
+		return time.Time{}, fmt.Errorf("%w: this term never held the lease", ErrLostLease)
+	}
+	end := sent.Add(LeaseDuration - SafetyMargin)
+	if !now.Before(end) {
+		return time.Time{}, fmt.Errorf("%w: this term's last renewal was sent %s ago", ErrLostLease,
+			now.Sub(*sent).Truncate(time.Millisecond))
+	}
+	if end.Before(deadline) {
+		return end, nil
+	}
+	return deadline, nil
 }
 
 // deploymentStands reads the actor's own Deployment under the write's
