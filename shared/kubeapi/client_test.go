@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestPodPhases_ListAndWatchThroughTheClient serves a pod list, then a watch
 // stream that ends in the apiserver's "too old" error, in protobuf as the

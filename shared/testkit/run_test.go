@@ -5,11 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestRunning_StopWaitsForRunAndIsIdempotent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,8 +26,6 @@ import (
 
 	"kubehz.dev/agent/test/kube"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const namespace = "footprint"
 

@@ -9,11 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // harness is one started simulator and a client whose connections die with
 // the test, so goleak sees no stray keep-alive goroutines.

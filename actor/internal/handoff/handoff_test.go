@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,10 +21,6 @@ import (
 )
 
 var _ handoff.Fence = (*testkit.Fence)(nil)
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 const (
 	namespace = "kubehz-system"

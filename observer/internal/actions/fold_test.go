@@ -6,15 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/wire"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // t0 is the fixed "now" of the pure tests and the fake clock's start.
 var t0 = time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -19,10 +18,6 @@ import (
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 	"kubehz.dev/agent/shared/wire"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // patience bounds real time spent waiting on the informers; it is a deadline
 // for a hung test, never a delay a passing test sits through.

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -13,10 +12,6 @@ import (
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // The watcher follows the marker both ways, and Run leaves nothing behind
 // once its context ends.

@@ -13,14 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"kubehz.dev/agent/test/kube"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from linux/prctl.h: the
 // orphans of a subreaper's descendants become its children instead of
