@@ -23,7 +23,7 @@ import (
 // for a hung test, never a delay a passing test sits through.
 const patience = 10 * time.Second
 
-func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
+func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 	normal := warning("shop", "web-0.aaa")
 	normal.Type = corev1.EventTypeNormal
 	normal.Reason = "Pulled"
@@ -87,6 +87,17 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
 	wantNodes[1] = &Node{Name: "wrk-b", Status: "NotReady", Roles: "worker"}
 	awaitEqual(t, "nodes after update", c.Nodes, wantNodes)
 	awaitSignal(t, c, "node update")
+	// A status post that changes nothing the record holds does not signal.
+	unchanged := readyNode("wrk-b", corev1.ConditionFalse)
+	unchanged.Status.Images = []corev1.ContainerImage{{Names: []string{"registry.k8s.io/pause:3.10"}}}
+	if _, err := nodes.Update(ctx, unchanged, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Changed():
+		t.Error("a node update that changed nothing the record holds signalled a change")
+	case <-time.After(200 * time.Millisecond):
+	}
 
 	if _, err := client.CoreV1().Pods("shop").Create(ctx, pod("shop", "web-1", ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -121,12 +132,29 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChange(t *testing.T) {
 	awaitPods(t, "pods after delete", c, wire.Pods{Total: 2, Running: 2, ByNamespace: map[string]int{"shop": 2}})
 	awaitSignal(t, c, "pod delete")
 
+	// An event seen again is a change; the same event written again is not.
+	again := warning("shop", "web-0.17f")
+	again.Count = 3
+	if _, err := client.CoreV1().Events("shop").Update(ctx, again, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitSignal(t, c, "event count update")
+	again.Labels = map[string]string{"noise": "yes"}
+	if _, err := client.CoreV1().Events("shop").Update(ctx, again, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Changed():
+		t.Error("an event update that changed nothing the record holds signalled a change")
+	case <-time.After(200 * time.Millisecond):
+	}
+
 	if err := client.CoreV1().Events("shop").Delete(ctx, "web-0.aaa", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	awaitEqual(t, "events after delete", c.Events, []*Event{
 		{Namespace: "shop", Name: "web-0.17f", Reason: "FailedMount", Kind: "Pod",
-			Message: "volume secret-x not found", Warning: true, Count: 2, LastSeen: t0},
+			Message: "volume secret-x not found", Warning: true, Count: 3, LastSeen: t0},
 	})
 	awaitSignal(t, c, "event delete")
 

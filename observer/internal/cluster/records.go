@@ -40,6 +40,13 @@ type Event struct {
 	LastSeen          time.Time
 }
 
+// same reports whether two records hold the same; times compare as instants.
+func (e *Event) same(o *Event) bool {
+	a, b := *e, *o
+	a.LastSeen, b.LastSeen = time.Time{}, time.Time{}
+	return a == b && e.LastSeen.Equal(o.LastSeen)
+}
+
 // The informer machinery keys objects through meta.Accessor. A throwaway
 // ObjectMeta carrying only the key fields satisfies it without keeping a full
 // ObjectMeta (hundreds of bytes) per cached record.
