@@ -88,13 +88,17 @@ func (f *stateFile) refresh(now time.Time) {
 		f.st.FailingSince = time.Time{}
 	}
 	f.st.Beating = beating
-	f.st.Caches = f.sizes()
 	f.st.Actor = f.actor(now)
 }
 
 // write stores the state; called with mu held, so one write at a time
 // uses the temp file.
 func (f *stateFile) write(now time.Time) {
+	// Counted here, not on every turn of the beat loop: counting copies
+	// every cache's keys under its lock, and the loop turns on every change.
+	if f.sizes != nil {
+		f.st.Caches = f.sizes()
+	}
 	f.st.Written = now
 	f.written = now
 	err := status.Write(f.path, f.st.Clamp())

@@ -93,6 +93,24 @@ func TestStateFile_LoopTurnsWriteOnlyOnAChangeOrOncePerInterval(t *testing.T) {
 	}
 }
 
+// Counting the caches copies their keys; the beat loop turns on every
+// change, so the counts are taken only for a write.
+func TestStateFile_CountsTheCachesOnlyWhenItWrites(t *testing.T) {
+	h := newStateHarness(t)
+	counted := 0
+	h.f.sizes = func() state.Caches { counted++; return state.Caches{Nodes: 3} }
+	for i := range 50 {
+		h.f.turned(t0.Add(time.Duration(i) * time.Second))
+	}
+	if counted != 0 {
+		t.Errorf("50 turns that wrote nothing counted the caches %d times, want 0", counted)
+	}
+	h.f.turned(t0.Add(time.Minute))
+	if st := h.read(t); counted != 1 || st.Caches.Nodes != 3 {
+		t.Errorf("the write after a full interval counted %d times and wrote %+v; want once and 3 nodes", counted, st.Caches)
+	}
+}
+
 func TestStatusCommand_PrintsTheFileAndFailsWithoutOne(t *testing.T) {
 	dir := t.TempDir()
 	getenv := func(k string) string {
