@@ -58,6 +58,10 @@ func TestObserverRBAC_ExactlyWhatItNeeds(t *testing.T) {
 		{"watch other configmaps", res("watch", "", "configmaps", "", "kubehz-system", ""), nil},
 		{"get /metrics", nil, &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/metrics"}},
 		{"update inventory status", res("update", "lok8s.dev", "clusterinventories", "status", "", "cluster"), nil},
+		{"list inventories", res("list", "lok8s.dev", "clusterinventories", "", "", ""), nil},
+		{"watch inventories", res("watch", "lok8s.dev", "clusterinventories", "", "", ""), nil},
+		{"get another inventory", res("get", "lok8s.dev", "clusterinventories", "", "", "other"), nil},
+		{"patch another inventory's status", res("patch", "lok8s.dev", "clusterinventories", "status", "", "other"), nil},
 		{"approve CSRs", res("update", "certificates.k8s.io", "certificatesigningrequests", "approval", "", "x"), nil},
 	}
 	for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
