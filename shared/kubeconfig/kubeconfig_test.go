@@ -73,11 +73,12 @@ func TestLoad_NamesAMissingKubeconfig(t *testing.T) {
 	}
 }
 
-// Every client is built from a copy of the config, and each copy draws from
-// the config's one bucket, so the process as a whole keeps to the burst: 30
-// requests through two clients leave nothing for a third. The bucket's clock
-// is frozen, so none refills while the requests run.
-func TestLoad_EveryClientDrawsFromOneBucket(t *testing.T) {
+// Load's one bucket holds for the whole process only because every client is
+// built from a copy of its config and a copy shares the limiter: 30 requests
+// through clients built from two copies leave nothing for a third. The
+// bucket's clock is frozen, so none refills while the requests run; that
+// Load sets the bucket at all is the other test's check.
+func TestLoad_ClientsBuiltFromCopiesOfTheConfigShareOneBucket(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, `{}`)
 	}))

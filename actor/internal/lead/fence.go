@@ -57,10 +57,15 @@ func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc,
 	if err != nil {
 		return nil, nil, err
 	}
-	if deadline, err = termBound(ctx, deadline, f.now()); err != nil {
+	// From here the window is a duration: the Lease's end is wall-clock
+	// time, and a deadline built from now.Add carries now's monotonic
+	// reading, so the write's context runs out by elapsed time.
+	now := f.now()
+	left, err := termBound(ctx, deadline.Sub(now), now)
+	if err != nil {
 		return nil, nil, err
 	}
-	wctx, cancel := context.WithDeadline(ctx, deadline)
+	wctx, cancel := context.WithDeadline(ctx, now.Add(left))
 	if err := f.deploymentStands(wctx); err != nil {
 		cancel()
 		return nil, nil, err
@@ -104,31 +109,28 @@ func writeDeadline(spec coordinationv1.LeaseSpec, identity string, now time.Time
 	return safeEnd, nil
 }
 
-// termBound caps deadline by the term's own reckoning. The Lease's
-// renewTime is wall-clock time, so a clock stepped back after a renewal
-// would stretch the window writeDeadline gives; the term stamped that
-// renewal on the monotonic clock when it sent it, and a successor can take
-// over no sooner than LeaseDuration after it landed. So a write of the term
-// ends SafetyMargin before that too, and none starts past it. A context
-// without a term (tests of the fence alone) keeps deadline.
-func termBound(ctx context.Context, deadline, now time.Time) (time.Time, error) {
+// termBound caps left, the time the Lease leaves a write, by the term's own
+// reckoning. The Lease's renewTime is wall-clock time, so a clock stepped
+// back after a renewal stretches the window writeDeadline gives; the term
+// stamped that renewal on the monotonic clock when it sent it, and a
+// successor can take over no sooner than LeaseDuration after it landed. So
+// a write of the term ends SafetyMargin before that too, and none starts
+// past it. A context without a term (tests of the fence alone) keeps left.
+func termBound(ctx context.Context, left time.Duration, now time.Time) (time.Duration, error) {
 	t, ok := termOf(ctx)
 	if !ok {
-		return deadline, nil
+		return left, nil
 	}
 	sent := t.renewSent.Load()
 	if sent == nil {
-		return time.Time{}, fmt.Errorf("%w: this term never held the lease", ErrLostLease)
+		return 0, fmt.Errorf("%w: this term never held the lease", ErrLostLease)
 	}
-	end := sent.Add(LeaseDuration - SafetyMargin)
-	if !now.Before(end) {
-		return time.Time{}, fmt.Errorf("%w: this term's last renewal was sent %s ago", ErrLostLease,
+	termLeft := sent.Add(LeaseDuration - SafetyMargin).Sub(now)
+	if termLeft <= 0 {
+		return 0, fmt.Errorf("%w: this term's last renewal was sent %s ago", ErrLostLease,
 			now.Sub(*sent).Truncate(time.Millisecond))
 	}
-	if end.Before(deadline) {
-		return end, nil
-	}
-	return deadline, nil
+	return min(left, termLeft), nil
 }
 
 // deploymentStands reads the actor's own Deployment under the write's

@@ -220,12 +220,13 @@ func TestWriteDeadline_RefusesOrBoundsAtEveryEdge(t *testing.T) {
 }
 
 // The Lease's renewTime is wall-clock time; a clock stepped back after a
-// renewal makes the Lease look fresher than it is. The term's monotonic
-// stamp of when the renewal was sent caps the write: it ends 10 s (a 15 s
-// lease less the 5 s margin) after that stamp, and none starts past it.
+// renewal makes the Lease look fresher than it is and leave a write more
+// time than it has. The term's monotonic stamp of when the renewal was sent
+// caps the write: it ends 10 s (a 15 s lease less the 5 s margin) after
+// that stamp, and none starts past it.
 func TestTermBound_CapsTheWriteByTheTermsOwnRenewal(t *testing.T) {
 	now := time.Now()
-	fromLease := now.Add(5 * time.Second) // what a stepped-back clock lets the Lease give
+	const fromLease = 3 * time.Second // what the Lease leaves, read on a clock stepped back 2 s
 	at := func(ago time.Duration) context.Context {
 		tm := newTerm(context.Background())
 		tm.renewed(now.Add(-ago))
@@ -234,12 +235,12 @@ func TestTermBound_CapsTheWriteByTheTermsOwnRenewal(t *testing.T) {
 	cases := []struct {
 		name    string
 		ctx     context.Context
-		want    time.Time
+		want    time.Duration
 		refused bool
 	}{
-		{name: "no term: the Lease's deadline stands", ctx: context.Background(), want: fromLease},
-		{name: "renewed 1 s ago: the Lease's deadline is the earlier", ctx: at(time.Second), want: fromLease},
-		{name: "renewed 9 s ago: 1 s left by the term's clock", ctx: at(9 * time.Second), want: now.Add(time.Second)},
+		{name: "no term: the Lease's window stands", ctx: context.Background(), want: fromLease},
+		{name: "renewed 1 s ago: the Lease's window is the shorter", ctx: at(time.Second), want: fromLease},
+		{name: "renewed 9 s ago: 1 s left by the term's clock", ctx: at(9 * time.Second), want: time.Second},
 		{name: "renewed 10 s ago: refused", ctx: at(10 * time.Second), refused: true},
 		{name: "a term never won: refused", ctx: newTerm(context.Background()).ctx, refused: true},
 	}
@@ -252,7 +253,7 @@ func TestTermBound_CapsTheWriteByTheTermsOwnRenewal(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !got.Equal(tc.want) {
+			if err != nil || got != tc.want {
 				t.Errorf("termBound = %s, %v; want %s", got, err, tc.want)
 			}
 		})

@@ -13,9 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -90,9 +92,12 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 	// A status post that changes nothing the record holds does not signal.
 	unchanged := readyNode("wrk-b", corev1.ConditionFalse)
 	unchanged.Status.Images = []corev1.ContainerImage{{Names: []string{"registry.k8s.io/pause:3.10"}}}
-	if _, err := nodes.Update(ctx, unchanged, metav1.UpdateOptions{}); err != nil {
+	unchanged.ResourceVersion = "7001" // the fake clientset keeps what it is given
+	updated, err := nodes.Update(ctx, unchanged, metav1.UpdateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	awaitDelivered(t, c.controllers[0], updated.ResourceVersion)
 	select {
 	case <-c.Changed():
 		t.Error("a node update that changed nothing the record holds signalled a change")
@@ -140,9 +145,12 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 	}
 	awaitSignal(t, c, "event count update")
 	again.Labels = map[string]string{"noise": "yes"}
-	if _, err := client.CoreV1().Events("shop").Update(ctx, again, metav1.UpdateOptions{}); err != nil {
+	again.ResourceVersion = "7002"
+	noisy, err := client.CoreV1().Events("shop").Update(ctx, again, metav1.UpdateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	awaitDelivered(t, c.controllers[1], noisy.ResourceVersion)
 	select {
 	case <-c.Changed():
 		t.Error("an event update that changed nothing the record holds signalled a change")
@@ -250,4 +258,15 @@ func settle(t *testing.T, c *Cache) {
 			return
 		}
 	}
+}
+
+// awaitDelivered waits until the informer has seen resourceVersion rv: an
+// update that must not signal has then reached its handler, or is about to,
+// and the wait that follows is only for that handler to run.
+func awaitDelivered(t *testing.T, ctrl cache.Controller, rv string) {
+	t.Helper()
+	if rv == "" {
+		t.Fatal("the update came back without a resourceVersion; the check would prove nothing")
+	}
+	testkit.Await(t, patience, "the informer to see resourceVersion "+rv, func() bool { return ctrl.LastSyncResourceVersion() == rv })
 }

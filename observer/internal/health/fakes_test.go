@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,6 +76,16 @@ type harness struct {
 	clk      *testingclock.FakeClock
 	notified atomic.Int32
 	logs     testkit.Logs
+
+	mu   sync.Mutex
+	seen []*wire.Certificates // the expiry each notification found
+}
+
+// notifiedWith reports whether a notification found the expiry want.
+func (h *harness) notifiedWith(want *wire.Certificates) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.ContainsFunc(h.seen, func(c *wire.Certificates) bool { return reflect.DeepEqual(c, want) })
 }
 
 func fakeSource(client *fake.Clientset) Source {
@@ -96,7 +108,13 @@ func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
 		}
 		src.Raw = api.Raw()
 	}
-	h.m = New(src, cfg, h.clk, Options{Interval: interval, Log: h.logs.Logger(), Notify: func() { h.notified.Add(1) }})
+	h.m = New(src, cfg, h.clk, Options{Interval: interval, Log: h.logs.Logger(), Notify: func() {
+		h.notified.Add(1)
+		c := h.m.Certificates()
+		h.mu.Lock()
+		h.seen = append(h.seen, c)
+		h.mu.Unlock()
+	}})
 
 	testkit.Start(t, patience, h.m.Run)
 	return h

@@ -99,8 +99,9 @@ func (m *Manager) Snapshot() *wire.Inventory {
 	return &inv
 }
 
-// Run reads the CR now and then every interval until ctx is done. Failures
-// only clear the snapshot; the poll carries on at its interval.
+// Run reads the CR now and then every interval until ctx is done. A failed
+// read never stops the poll: it clears the snapshot or keeps it (store says
+// which), and the next read comes an interval later.
 func (m *Manager) Run(ctx context.Context) error {
 	m.refresh(ctx)
 	// The interval is waited after each read, not ticked: a slow read delays

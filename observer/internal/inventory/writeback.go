@@ -82,7 +82,7 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 		if !m.warnedForbidden {
 			m.warnedForbidden = true
 			m.log.Warn("Not allowed to patch clusterinventories/status; availableUpdates stays unwritten", "name", Name, "err", err,
-				"check", "the observer's RBAC from deploy/observer: kubectl auth can-i patch clusterinventories --subresource=status --as=system:serviceaccount:kubehz-system:kubehz-observer")
+				"check", "the observer's RBAC from deploy/observer: kubectl auth can-i patch clusterinventories/cluster --subresource=status --as=system:serviceaccount:kubehz-system:kubehz-observer")
 		}
 	case ctx.Err() != nil:
 		// Shutting down; the next process writes the next verdict.
