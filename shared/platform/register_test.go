@@ -47,20 +47,8 @@ func TestRegistrar_PostsBodyWithoutAnyCredential(t *testing.T) {
 
 func TestRegistrar_ErrorAnswerIsStatusErrorAndLogMasksTheBindSecret(t *testing.T) {
 	const bind = "bind-s3cr3t"
-	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusConflict)
-		_, _ = io.WriteString(w, `{"error":"conflict","echo":"`+bind+`"}`)
-	})
-	var logged bytes.Buffer
-	reg, err := NewRegistrar(Options{
-		BaseURL: mustParse(t, srv.URL),
-		Logger:  slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.CloseIdleConnections)
-	err = reg.Register(context.Background(), []byte(`{}`), bind)
+	reg, logged := debugRegistrar(t, http.StatusConflict, `{"error":"conflict","echo":"`+bind+`"}`)
+	err := reg.Register(context.Background(), []byte(`{}`), bind)
 	var se *StatusError
 	if !errors.As(err, &se) || se.Code != http.StatusConflict {
 		t.Fatalf("want a 409 StatusError, got %v", err)
@@ -82,9 +70,21 @@ func TestNewRegistrar_RefusesCredentialsAndPlainHTTP(t *testing.T) {
 // A bind secret the read budget cut short is masked as the whole one is.
 func TestRegistrar_LogMasksABindSecretCutByTheReadBudget(t *testing.T) {
 	const bind = "bind-s3cr3t"
+	reg, logged := debugRegistrar(t, http.StatusBadRequest, strings.Repeat("\xff", 4<<10-6)+bind)
+	_ = reg.Register(context.Background(), []byte(`{}`), bind)
+	if !strings.Contains(logged.String(), `"body":"?<redacted>"`) {
+		t.Errorf("debug log does not mask the cut bind secret: %s", logged.String())
+	}
+}
+
+// debugRegistrar is a registrar logging at debug level to the buffer it
+// returns, posting to a server that answers every request with code and
+// body.
+func debugRegistrar(t *testing.T, code int, body string) (*Registrar, *bytes.Buffer) {
+	t.Helper()
 	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, strings.Repeat("\xff", 4<<10-6)+bind)
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, body)
 	})
 	var logged bytes.Buffer
 	reg, err := NewRegistrar(Options{
@@ -95,8 +95,5 @@ func TestRegistrar_LogMasksABindSecretCutByTheReadBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(reg.CloseIdleConnections)
-	_ = reg.Register(context.Background(), []byte(`{}`), bind)
-	if !strings.Contains(logged.String(), `"body":"?<redacted>"`) {
-		t.Errorf("debug log does not mask the cut bind secret: %s", logged.String())
-	}
+	return reg, &logged
 }

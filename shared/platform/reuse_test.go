@@ -50,15 +50,7 @@ func TestConnections_ReusedAfterBodiesWithinTheDrain(t *testing.T) {
 }
 
 func TestDebugSnippet_IsShortCleanAndRedacted(t *testing.T) {
-	var logs bytes.Buffer
-	body := "bad beat\n" + secret + "\x1b[31m" + strings.Repeat("z", 2000)
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, body)
-	})
-	c, _ := newTestClient(t, srv, func(o *Options) {
-		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
+	c, logs := debugClient(t, "bad beat\n"+secret+"\x1b[31m"+strings.Repeat("z", 2000))
 	_, err := c.PostHeartbeat(t.Context(), nil)
 	assertNoSecret(t, err)
 	var line struct {
@@ -83,15 +75,7 @@ func TestDebugSnippet_IsShortCleanAndRedacted(t *testing.T) {
 // UTF-8 shortens what came before it, moving the cut token into the logged
 // part: it is masked all the same.
 func TestDebugSnippet_MasksATokenCutByTheReadBudget(t *testing.T) {
-	var logs bytes.Buffer
-	body := strings.Repeat("\xff", 4<<10-12) + secret
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, body)
-	})
-	c, _ := newTestClient(t, srv, func(o *Options) {
-		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
+	c, logs := debugClient(t, strings.Repeat("\xff", 4<<10-12)+secret)
 	_, err := c.PostHeartbeat(t.Context(), nil)
 	assertNoSecret(t, err)
 	if !strings.Contains(logs.String(), `"body":"?`) {
@@ -113,4 +97,19 @@ func TestTransportError_MasksATokenInTheURL(t *testing.T) {
 		t.Fatalf("error %v, want a transport error quoting the masked URL", err)
 	}
 	assertNoSecret(t, err)
+}
+
+// debugClient is a client logging at debug level to the buffer it returns,
+// posting to a server that answers every request 400 with body.
+func debugClient(t *testing.T, body string) (*Client, *bytes.Buffer) {
+	t.Helper()
+	var logs bytes.Buffer
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, body)
+	})
+	c, _ := newTestClient(t, srv, func(o *Options) {
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	return c, &logs
 }

@@ -98,11 +98,7 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitDelivered(t, c.controllers[0], updated.ResourceVersion)
-	select {
-	case <-c.Changed():
-		t.Error("a node update that changed nothing the record holds signalled a change")
-	case <-time.After(200 * time.Millisecond):
-	}
+	assertNoSignal(t, c, "a node update that changed nothing the record holds signalled a change")
 
 	if _, err := client.CoreV1().Pods("shop").Create(ctx, pod("shop", "web-1", ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -126,11 +122,7 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 	if _, err := client.CoreV1().Pods("shop").Update(ctx, running, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-c.Changed():
-		t.Error("a pod update that kept its phase signalled a change")
-	case <-time.After(200 * time.Millisecond):
-	}
+	assertNoSignal(t, c, "a pod update that kept its phase signalled a change")
 	if err := client.CoreV1().Pods("kube-system").Delete(ctx, "dns-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +143,7 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitDelivered(t, c.controllers[1], noisy.ResourceVersion)
-	select {
-	case <-c.Changed():
-		t.Error("an event update that changed nothing the record holds signalled a change")
-	case <-time.After(200 * time.Millisecond):
-	}
+	assertNoSignal(t, c, "an event update that changed nothing the record holds signalled a change")
 
 	if err := client.CoreV1().Events("shop").Delete(ctx, "web-0.aaa", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -269,4 +257,15 @@ func awaitDelivered(t *testing.T, ctrl cache.Controller, rv string) {
 		t.Fatal("the update came back without a resourceVersion; the check would prove nothing")
 	}
 	testkit.Await(t, patience, "the informer to see resourceVersion "+rv, func() bool { return ctrl.LastSyncResourceVersion() == rv })
+}
+
+// assertNoSignal fails t if c signals a change within 200 ms: what happened
+// last must not count as one.
+func assertNoSignal(t *testing.T, c *Cache, what string) {
+	t.Helper()
+	select {
+	case <-c.Changed():
+		t.Error(what)
+	case <-time.After(200 * time.Millisecond):
+	}
 }
