@@ -259,3 +259,44 @@ func TestTermBound_CapsTheWriteByTheTermsOwnRenewal(t *testing.T) {
 		})
 	}
 }
+
+// Write applies the term's cap: with a Lease that looks renewed a second ago
+// (a wall clock stepped back) but a term whose renewal went out 9 s ago,
+// the write gets 1 s, not the 5 s the Lease alone would give; at 10 s it is
+// refused before the Deployment is read.
+func TestFence_WriteUnderATermIsCappedByItsRenewalStamp(t *testing.T) {
+	now := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		ago       time.Duration
+		want      time.Time
+		wantReads int
+	}{
+		{ago: 9 * time.Second, want: now.Add(time.Second), wantReads: 2},
+		{ago: 10 * time.Second, wantReads: 1},
+	} {
+		t.Run(tc.ago.String(), func(t *testing.T) {
+			client := fake.NewClientset(heldLease("me", now.Add(-time.Second), 15), actorDeployment(false))
+			f := newFence(client, testNamespace, testLease, testDeployment, "me")
+			f.now = func() time.Time { return now }
+			tm := newTerm(context.Background())
+			tm.renewed(now.Add(-tc.ago))
+			wctx, cancel, err := f.Write(tm.ctx)
+			if reads := len(client.Actions()); reads != tc.wantReads {
+				t.Errorf("requests to the apiserver = %d, want %d", reads, tc.wantReads)
+			}
+			if tc.want.IsZero() {
+				if !errors.Is(err, ErrLostLease) {
+					t.Fatalf("Write = %v, want ErrLostLease", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Write: %v", err)
+			}
+			defer cancel()
+			if deadline, _ := wctx.Deadline(); !deadline.Equal(tc.want) {
+				t.Errorf("deadline = %s, want %s", deadline, tc.want)
+			}
+		})
+	}
+}
