@@ -38,20 +38,8 @@ type EventSeries struct {
 	LastObservedTime metav1.MicroTime `json:"lastObservedTime,omitempty"`
 }
 
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// EventList is a v1 EventList of Events.
-type EventList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Event `json:"items"`
-}
-
 // Reset is called by the protobuf serializer before Unmarshal.
 func (e *Event) Reset() { *e = Event{} }
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (l *EventList) Reset() { *l = EventList{} }
 
 // EventTypeWarning is the type of the only events the observer counts.
 const EventTypeWarning = "Warning"
@@ -111,21 +99,6 @@ func (e *Event) Unmarshal(b []byte) error {
 	})
 }
 
-// Unmarshal decodes a protobuf EventList.
-func (l *EventList) Unmarshal(b []byte) error {
-	return unmarshalList(b, "Event", &l.ListMeta, &l.Items)
-}
-
 func (r *ObjectReference) unmarshal(b []byte) error {
-	return eachField(b, "ObjectReference", referenceFields, func(num protowire.Number, v []byte) error {
-		switch num {
-		case referenceKind:
-			r.Kind = string(v)
-		case referenceNamespace:
-			r.Namespace = string(v)
-		case referenceName:
-			r.Name = string(v)
-		}
-		return nil
-	})
+	return readStrings(b, "ObjectReference", referenceFields, &r.Kind, &r.Namespace, &r.Name)
 }

@@ -146,6 +146,22 @@ func TestNodeList_DecodesTheListMetaAndEveryItemInOrder(t *testing.T) {
 	}
 }
 
+func TestList_RefusesProtobufItemsOfAKindReadAsJSONOnly(t *testing.T) {
+	data, err := (&corev1.ConfigMapList{Items: []corev1.ConfigMap{{Data: map[string]string{"k": "v"}}}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got ConfigMapList
+	err = got.Unmarshal(data)
+	if err == nil || !strings.Contains(err.Error(), "*kubeapi.ConfigMap is read as JSON only") {
+		t.Fatalf("decoded a ConfigMapList from protobuf: %v, %#v", err, got)
+	}
+	// Control: the same message shape with no items is a list, not an error.
+	if err := got.Unmarshal(nil); err != nil {
+		t.Fatalf("empty list: %v", err)
+	}
+}
+
 // fullEvent is a Warning event with every field set, a series included.
 func fullEvent(name string, count int32, series bool) *corev1.Event {
 	e := &corev1.Event{

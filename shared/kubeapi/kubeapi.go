@@ -32,11 +32,22 @@ var (
 )
 
 func init() {
-	scheme.AddKnownTypes(coreV1, &Node{}, &NodeList{}, &Event{}, &EventList{}, &Pod{}, &PodList{},
-		&ConfigMap{}, &ConfigMapList{}, &Secret{}, &SecretList{})
-	scheme.AddKnownTypes(coordinationV1, &Lease{}, &LeaseList{})
-	scheme.AddKnownTypes(certificatesV1, &CertificateSigningRequest{}, &CertificateSigningRequestList{})
-	for _, gv := range []schema.GroupVersion{coreV1, coordinationV1, certificatesV1} {
+	// Lists register by name: a List's Go type name is not its kind's.
+	for gv, kinds := range map[schema.GroupVersion]map[string]runtime.Object{
+		coreV1: {
+			"Node": &Node{}, "NodeList": &NodeList{}, "Event": &Event{}, "EventList": &EventList{},
+			"Pod": &Pod{}, "PodList": &PodList{}, "ConfigMap": &ConfigMap{}, "ConfigMapList": &ConfigMapList{},
+			"Secret": &Secret{}, "SecretList": &SecretList{},
+		},
+		coordinationV1: {"Lease": &Lease{}, "LeaseList": &LeaseList{}},
+		certificatesV1: {
+			"CertificateSigningRequest":     &CertificateSigningRequest{},
+			"CertificateSigningRequestList": &CertificateSigningRequestList{},
+		},
+	} {
+		for kind, obj := range kinds {
+			scheme.AddKnownTypeWithName(gv.WithKind(kind), obj)
+		}
 		metav1.AddToGroupVersion(scheme, gv)
 	}
 

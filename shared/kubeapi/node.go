@@ -38,20 +38,8 @@ type Condition struct {
 	Status string `json:"status"`
 }
 
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// NodeList is a v1 NodeList of Nodes.
-type NodeList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Node `json:"items"`
-}
-
 // Reset is called by the protobuf serializer before Unmarshal.
 func (n *Node) Reset() { *n = Node{} }
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (l *NodeList) Reset() { *l = NodeList{} }
 
 // Capacity resources a Node keeps.
 const (
@@ -90,11 +78,6 @@ func (n *Node) Unmarshal(b []byte) error {
 	})
 }
 
-// Unmarshal decodes a protobuf NodeList.
-func (l *NodeList) Unmarshal(b []byte) error {
-	return unmarshalList(b, "Node", &l.ListMeta, &l.Items)
-}
-
 func (s *NodeStatus) unmarshal(b []byte) error {
 	return eachField(b, "NodeStatus", nodeStatusFields, func(num protowire.Number, v []byte) error {
 		switch num {
@@ -130,13 +113,5 @@ func (s *NodeStatus) unmarshal(b []byte) error {
 // its status), and the CSRs and Pods this package reads travel as JSON,
 // where Condition's json tags apply.
 func (c *Condition) unmarshal(b []byte) error {
-	return eachField(b, "condition", conditionFields, func(num protowire.Number, v []byte) error {
-		switch num {
-		case nodeConditionType:
-			c.Type = string(v)
-		case nodeConditionStatus:
-			c.Status = string(v)
-		}
-		return nil
-	})
+	return readStrings(b, "condition", conditionFields, &c.Type, &c.Status)
 }

@@ -20,15 +20,6 @@ type ConfigMap struct {
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// ConfigMapList is a v1 ConfigMapList.
-type ConfigMapList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ConfigMap `json:"items"`
-}
-
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
 // Secret is a v1 Secret.
 type Secret struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -40,15 +31,6 @@ type Secret struct {
 
 // SecretTypeOpaque is the type of a Secret of arbitrary keys.
 const SecretTypeOpaque = "Opaque"
-
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// SecretList is a v1 SecretList.
-type SecretList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Secret `json:"items"`
-}
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
@@ -65,15 +47,6 @@ type LeaseSpec struct {
 	HolderIdentity       *string           `json:"holderIdentity,omitempty"`
 	LeaseDurationSeconds *int32            `json:"leaseDurationSeconds,omitempty"`
 	RenewTime            *metav1.MicroTime `json:"renewTime,omitempty"`
-}
-
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// LeaseList is a coordination.k8s.io/v1 LeaseList.
-type LeaseList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Lease `json:"items"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -101,16 +74,6 @@ const (
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// CertificateSigningRequestList is a certificates.k8s.io/v1
-// CertificateSigningRequestList.
-type CertificateSigningRequestList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []CertificateSigningRequest `json:"items"`
-}
-
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
 // Pod is a v1 Pod as the health view reads a control-plane static pod.
 type Pod struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -122,15 +85,6 @@ type Pod struct {
 type PodStatus struct {
 	Phase      string      `json:"phase,omitempty"`
 	Conditions []Condition `json:"conditions,omitempty"`
-}
-
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// PodList is a v1 PodList.
-type PodList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Pod `json:"items"`
 }
 
 // Values of pod phases, and of condition types and statuses, that the

@@ -29,20 +29,8 @@ type PodPhaseStatus struct {
 	Phase string `json:"phase,omitempty"`
 }
 
-// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-
-// PodPhaseList is a PodList of PodPhases.
-type PodPhaseList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []PodPhase `json:"items"`
-}
-
 // Reset is called by the protobuf serializer before Unmarshal.
 func (p *PodPhase) Reset() { *p = PodPhase{} }
-
-// Reset is called by the protobuf serializer before Unmarshal.
-func (l *PodPhaseList) Reset() { *l = PodPhaseList{} }
 
 // Fields of k8s.io/api/core/v1's Pod that PodPhase reads.
 const (
@@ -63,9 +51,4 @@ func (p *PodPhase) Unmarshal(b []byte) error {
 		}
 		return nil
 	})
-}
-
-// Unmarshal decodes a protobuf PodList.
-func (l *PodPhaseList) Unmarshal(b []byte) error {
-	return unmarshalList(b, "Pod", &l.ListMeta, &l.Items)
 }

@@ -112,6 +112,15 @@ func readString(b []byte, message string, num protowire.Number, dst *string) err
 	})
 }
 
+// readStrings reads the string fields read names of the message b, the
+// value of read[i] into dst[i]; of a repeated field the last value stays.
+func readStrings(b []byte, message string, read []field, dst ...*string) error {
+	return eachField(b, message, read, func(num protowire.Number, v []byte) error {
+		*dst[slices.IndexFunc(read, func(f field) bool { return f.num == num })] = string(v)
+		return nil
+	})
+}
+
 // varint reads a value eachField handed over as a varint.
 func varint(v []byte) uint64 {
 	x, _ := protowire.ConsumeVarint(v)
@@ -174,21 +183,4 @@ func unmarshalMapEntry(b []byte, what string) (key, value []byte, err error) {
 		return nil
 	})
 	return key, value, err
-}
-
-// unmarshalList reads a List of kind's items, each with its own decoder.
-func unmarshalList[T any, P interface {
-	*T
-	Unmarshal([]byte) error
-}](b []byte, kind string, meta *metav1.ListMeta, items *[]T) error {
-	return eachField(b, kind+"List", listFields, func(num protowire.Number, v []byte) error {
-		switch num {
-		case listMetadata:
-			return meta.Unmarshal(v)
-		case listItems:
-			*items = append(*items, *new(T))
-			return P(&(*items)[len(*items)-1]).Unmarshal(v)
-		}
-		return nil
-	})
 }
