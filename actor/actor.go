@@ -15,7 +15,6 @@ import (
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
-	"kubehz.dev/agent/actor/internal/handoff"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/actor/internal/poll"
@@ -142,7 +141,7 @@ func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Exe
 	cfg, client, dyn := a.cfg, a.client, a.dyn
 	served := kubeapi.ServedBy(client.Discovery().RESTClient())
 	publisher := recordedPublisher{state: a.state,
-		Publisher: &handoff.Publisher{Client: client, Namespace: cfg.Namespace, ConfigMap: cfg.ActionsConfigMap, Identity: a.identity, Fence: fence, Now: time.Now}}
+		Publisher: &store.Publisher{Client: client, Namespace: cfg.Namespace, ConfigMap: cfg.ActionsConfigMap, Identity: a.identity, Fence: fence, Now: time.Now}}
 	return &execute.Executor{
 		Base:        ctx,
 		Fence:       fence,

@@ -16,11 +16,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/actor/internal/scale"
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/printable"
 )
 
@@ -136,10 +136,10 @@ type controlPlaneSources struct{ client kubernetes.Interface }
 // pods.
 const apiserverPods = "component=kube-apiserver,tier=control-plane"
 
-func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error) {
+func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]upgrade.VersionReading, error) {
 	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	var out []cpversion.Reading
+	var out []upgrade.VersionReading
 	seen := map[string]bool{}
 	for _, key := range refuse.ControlPlaneLabelKeys() {
 		nodes, err := s.client.CoreV1().Nodes().List(rctx, metav1.ListOptions{LabelSelector: key})
@@ -149,7 +149,7 @@ func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]cpver
 		for _, n := range nodes.Items {
 			if !seen[n.Name] {
 				seen[n.Name] = true
-				out = append(out, cpversion.Reading{Source: "Node " + n.Name, Version: n.Status.NodeInfo.KubeletVersion})
+				out = append(out, upgrade.VersionReading{Source: "Node " + n.Name, Version: n.Status.NodeInfo.KubeletVersion})
 			}
 		}
 	}
@@ -160,10 +160,10 @@ func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]cpver
 	for _, p := range pods.Items {
 		// A pod without a container of that name yields no version, which
 		// keeps the gate closed: better than guessing which one it runs.
-		r := cpversion.Reading{Source: "Pod kube-system/" + p.Name}
+		r := upgrade.VersionReading{Source: "Pod kube-system/" + p.Name}
 		for _, c := range p.Spec.Containers {
 			if c.Name == "kube-apiserver" {
-				r.Version = cpversion.ImageTag(c.Image)
+				r.Version = upgrade.ImageTag(c.Image)
 			}
 		}
 		out = append(out, r)
@@ -176,5 +176,5 @@ func (s *controlPlaneSources) ControlPlaneVersions(ctx context.Context) ([]cpver
 	if err := json.Unmarshal(raw, &info); err != nil {
 		return nil, fmt.Errorf("decode /version: %w", err)
 	}
-	return append(out, cpversion.Reading{Source: "/version", Version: info.GitVersion}), nil
+	return append(out, upgrade.VersionReading{Source: "/version", Version: info.GitVersion}), nil
 }

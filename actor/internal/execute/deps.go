@@ -6,8 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -96,5 +96,5 @@ type Pods interface {
 // upgrade pre-flight checks the target against the version the gate
 // vouches for.
 type Version interface {
-	ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error)
+	ControlPlaneVersions(ctx context.Context) ([]upgrade.VersionReading, error)
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"time"
 
-	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
@@ -48,7 +47,7 @@ type Executor struct {
 
 	// CPGate holds this term's reads of the control plane's version; the
 	// zero value, which a new term starts from, vouches for nothing yet.
-	CPGate cpversion.Gate
+	CPGate upgrade.ControlPlaneGate
 
 	// HealLimits are the local limits of KUBEHZ_HEAL_*: the document's
 	// healing policy is tightened to them, never the other way.

@@ -24,11 +24,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -541,16 +541,16 @@ type fakeVersion struct {
 	calls   int
 }
 
-func (v *fakeVersion) ControlPlaneVersions(context.Context) ([]cpversion.Reading, error) {
+func (v *fakeVersion) ControlPlaneVersions(context.Context) ([]upgrade.VersionReading, error) {
 	v.calls++
 	if v.err != nil {
 		return nil, v.err
 	}
-	var out []cpversion.Reading
+	var out []upgrade.VersionReading
 	for _, name := range slices.Sorted(maps.Keys(v.nodes)) {
-		out = append(out, cpversion.Reading{Source: "Node " + name, Version: v.nodes[name]})
+		out = append(out, upgrade.VersionReading{Source: "Node " + name, Version: v.nodes[name]})
 	}
-	return append(out, cpversion.Reading{Source: "/version", Version: v.version}), nil
+	return append(out, upgrade.VersionReading{Source: "/version", Version: v.version}), nil
 }
 
 // healHarness is one executor with every field set, wired to fakes.
@@ -692,10 +692,10 @@ func checkTyped(t *testing.T, what, typ string, actions []wire.Action, want []re
 // answers now, 10 s and 5 s before the clock, as a term that has watched a
 // steady control plane would hold: the next pass vouches for it.
 func (h *healHarness) trustControlPlane() {
-	h.exec.CPGate = cpversion.Gate{}
+	h.exec.CPGate = upgrade.ControlPlaneGate{}
 	for _, ago := range []time.Duration{10 * time.Second, 5 * time.Second} {
 		readings, err := h.version.ControlPlaneVersions(context.Background())
-		h.exec.CPGate.Observe(cpversion.Sample{At: h.clock.Now().Add(-ago), Readings: readings, Err: err})
+		h.exec.CPGate.Observe(upgrade.VersionSample{At: h.clock.Now().Add(-ago), Readings: readings, Err: err})
 	}
 	h.version.calls = 0
 }

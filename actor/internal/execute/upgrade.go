@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"kubehz.dev/agent/actor/internal/cluster"
-	"kubehz.dev/agent/actor/internal/cpversion"
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/wire"
@@ -157,8 +156,8 @@ func failedRead(err error) upgrade.Observed {
 // costs an Event.
 func (e *Executor) controlPlane(ctx context.Context) (vouched, why string) {
 	readings, err := e.Version.ControlPlaneVersions(ctx)
-	vouched, gateWhy := e.CPGate.Observe(cpversion.Sample{At: e.now(), Readings: readings, Err: err})
-	oldest, source, unreadable := cpversion.Minimum(readings)
+	vouched, gateWhy := e.CPGate.Observe(upgrade.VersionSample{At: e.now(), Readings: readings, Err: err})
+	oldest, source, unreadable := upgrade.MinimumVersion(readings)
 	switch {
 	case vouched != "":
 		if vouched != e.cpVouched {
@@ -172,7 +171,7 @@ func (e *Executor) controlPlane(ctx context.Context) (vouched, why string) {
 		e.Log.Debug("Control plane version not yet stable; upgrades wait for it", "version", oldest,
 			"oldestSource", source, "why", gateWhy)
 		why = fmt.Sprintf("%s is trusted once every source agrees on it for %d reads over %s", oldest,
-			cpversion.Samples, cpversion.Span)
+			upgrade.GateSamples, upgrade.GateSpan)
 	}
 	e.cpVouched = vouched
 	return vouched, why

@@ -10,7 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"kubehz.dev/agent/actor/internal/cpversion"
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -235,7 +235,7 @@ func TestUpgrade_ANewTermRollsOnlyOnceEverySourceAgreedForTenSeconds(t *testing.
 	h := rollingHarness(t)
 	h.version.version = "v1.35.6"
 	h.version.nodes = map[string]string{"cp-1": "v1.35.6", "cp-2": "v1.35.6+k3s1", "cp-3": "1.35.6"}
-	h.exec.CPGate = cpversion.Gate{} // a new term
+	h.exec.CPGate = upgrade.ControlPlaneGate{} // a new term
 	doc := upgrading(9, "v1.35.6", "pool-a")
 	for pass := range 2 {
 		if pass > 0 {

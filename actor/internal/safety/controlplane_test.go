@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"kubehz.dev/agent/actor/internal/cpversion"
+	"kubehz.dev/agent/actor/internal/upgrade"
 )
 
 // controlPlane is a highly available control plane of one to three
@@ -153,7 +153,7 @@ func (p *controlPlane) dump() string {
 // and /version from any member. At the scenario's rate a source fails, or
 // answers what is not a version (a kubelet not yet reported, an image
 // pinned by digest only).
-func (a *apiserver) ControlPlaneVersions(ctx context.Context) ([]cpversion.Reading, error) {
+func (a *apiserver) ControlPlaneVersions(ctx context.Context) ([]upgrade.VersionReading, error) {
 	a.reads++
 	p := &a.w.plane
 	if p.mixed() {
@@ -163,14 +163,14 @@ func (a *apiserver) ControlPlaneVersions(ctx context.Context) ([]cpversion.Readi
 		p.record(a.w.now, nil)
 		return nil, errors.New("list kube-apiserver pods in kube-system: forbidden")
 	}
-	var out []cpversion.Reading
+	var out []upgrade.VersionReading
 	for _, m := range p.members {
-		out = append(out, cpversion.Reading{Source: "Node " + m.name, Version: m.kubelet})
+		out = append(out, upgrade.VersionReading{Source: "Node " + m.name, Version: m.kubelet})
 		if m.apiserver != p.next || !chance(a.r, 0.2) {
-			out = append(out, cpversion.Reading{Source: "Pod kube-system/kube-apiserver-" + m.name, Version: m.apiserver})
+			out = append(out, upgrade.VersionReading{Source: "Pod kube-system/kube-apiserver-" + m.name, Version: m.apiserver})
 		}
 	}
-	out = append(out, cpversion.Reading{Source: "/version", Version: pick(a.r, p.members).apiserver})
+	out = append(out, upgrade.VersionReading{Source: "/version", Version: pick(a.r, p.members).apiserver})
 	if a.fail(a.f.version) {
 		out[a.r.IntN(len(out))].Version = pick(a.r, []string{"", "sha256"})
 	}

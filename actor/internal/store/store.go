@@ -1,6 +1,7 @@
 // Package store keeps the actor's action reports for the current desired
 // revision: one entry per (type, target), in the order first reported. Every
-// write says whether it changed what a beat would carry.
+// write says whether it changed what a beat would carry. Publisher
+// (publish.go) hands them to the observer through one ConfigMap.
 //
 // The store keeps every entry it is given. The wire carries at most 20, and
 // the original kept the oldest, so a long revision's later heal outcomes were

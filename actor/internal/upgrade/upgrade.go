@@ -1,7 +1,7 @@
 // Package upgrade decides worker upgrades as a pure
 // function. The desired kubelet version, the worker pools the document names,
 // the MachineDeployments and Machines read from the cluster and the oldest
-// control-plane version the executor has come to trust (package cpversion)
+// control-plane version the executor has come to trust (ControlPlaneGate, cpversion.go)
 // go in; the reports to store and at most one patch come out. It makes no client calls, reads no clock and logs nothing: the
 // executor around it lists, writes and stores the reports.
 //
@@ -54,7 +54,7 @@ type Observed struct {
 	MDsErr       error
 	Machines     []Machine
 	MachinesErr  error
-	ControlPlane string // the oldest control-plane version read, once it held (package cpversion); "" when unknown
+	ControlPlane string // the oldest control-plane version read, once it held (ControlPlaneGate, cpversion.go); "" when unknown
 	// ControlPlaneWhy says, when ControlPlane is "", why no version is
 	// trusted (a source that cannot be read, or not yet stable); it goes
 	// into the refusal so the owner sees the cause, not only the log.

@@ -1,4 +1,4 @@
-package handoff_test
+package store_test
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"kubehz.dev/agent/actor/internal/handoff"
+	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
-var _ handoff.Fence = (*testkit.Fence)(nil)
+var _ store.Fence = (*testkit.Fence)(nil)
 
 const (
 	namespace = "kubehz-system"
@@ -33,8 +33,8 @@ var (
 	configMaps   = corev1.SchemeGroupVersion.WithResource("configmaps")
 )
 
-func publisher(client *fake.Clientset, fence *testkit.Fence, at time.Time) *handoff.Publisher {
-	return &handoff.Publisher{Client: client, Namespace: namespace, ConfigMap: report.ConfigMapName, Identity: holder, Fence: fence,
+func publisher(client *fake.Clientset, fence *testkit.Fence, at time.Time) *store.Publisher {
+	return &store.Publisher{Client: client, Namespace: namespace, ConfigMap: report.ConfigMapName, Identity: holder, Fence: fence,
 		Now: func() time.Time { return at }}
 }
 

@@ -1,7 +1,8 @@
-// Package handoff publishes the leader's action reports to the one ConfigMap
-// the observer folds into its beats. The actor never talks to the platform
-// about what it did; this ConfigMap is the only channel.
-package handoff
+package store
+
+// The leader's reports leave the actor through one ConfigMap, which the
+// observer folds into its beats. The actor never talks to the platform about
+// what it did; this ConfigMap is the only channel. Publisher writes it.
 
 import (
 	"context"

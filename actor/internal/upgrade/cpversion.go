@@ -1,4 +1,6 @@
-// Package cpversion decides which control-plane version the upgrade
+package upgrade
+
+// ControlPlaneGate decides which control-plane version the upgrade
 // pre-flight may trust. On a highly available control plane upgraded one
 // node at a time, /version answers from whichever apiserver the connection
 // lands on, so one sample can open the skew gate while other members are
@@ -11,7 +13,6 @@
 //
 // Everything here is pure: the executor reads the sources and the clock and
 // feeds the samples in.
-package cpversion
 
 import (
 	"fmt"
@@ -22,44 +23,44 @@ import (
 )
 
 // Stability: the same minimum on this many consecutive samples, the first
-// at least Span before the last. One upgrade pass samples at most twice
+// at least GateSpan before the last. One upgrade pass samples at most twice
 // (on the caches, then on direct reads before a roll), so three samples
 // always span two passes.
 const (
-	Samples = 3
-	Span    = 10 * time.Second
+	GateSamples = 3
+	GateSpan    = 10 * time.Second
 )
 
 // maxVersionLen bounds a reading: a Kubernetes version is about 20 bytes;
 // anything far longer is not one.
 const maxVersionLen = 64
 
-// Reading is one source's word on the version it runs.
-type Reading struct {
+// VersionReading is one source's word on the version it runs.
+type VersionReading struct {
 	Source  string // what was read, for the logs: "Node cp-1", "/version"
 	Version string // as read; untrusted
 }
 
-// Sample is one read of every source.
-type Sample struct {
+// VersionSample is one read of every source.
+type VersionSample struct {
 	At       time.Time
-	Readings []Reading
+	Readings []VersionReading
 	Err      error // a source could not be read: the sample vouches for nothing
 }
 
-// Minimum returns the oldest version among the readings, in canonical form
+// MinimumVersion returns the oldest version among the readings, in canonical form
 // ("v" + major.minor.patch[-pre-release], build metadata dropped since it
 // does not order), and the source that reported it. why is non-empty, and
 // version empty, when there is no reading or any reading is not a strict
 // semantic version of bounded length. Of equal versions the first read
 // names the source; the version itself is the same whichever it is.
-func Minimum(readings []Reading) (v, source, why string) {
+func MinimumVersion(readings []VersionReading) (v, source, why string) {
 	if len(readings) == 0 {
 		return "", "", "no source reported a version"
 	}
 	var lowest *version.Version
 	for _, r := range readings {
-		parsed, err := parse(r.Version)
+		parsed, err := parseReading(r.Version)
 		if err != nil {
 			return "", "", fmt.Sprintf("%s: %v", r.Source, err)
 		}
@@ -67,10 +68,10 @@ func Minimum(readings []Reading) (v, source, why string) {
 			lowest, source = parsed, r.Source
 		}
 	}
-	return canonical(lowest), source, ""
+	return canonicalMinimum(lowest), source, ""
 }
 
-func parse(s string) (*version.Version, error) {
+func parseReading(s string) (*version.Version, error) {
 	if len(s) > maxVersionLen {
 		return nil, fmt.Errorf("version of %d bytes is not a version", len(s))
 	}
@@ -84,13 +85,13 @@ func parse(s string) (*version.Version, error) {
 	return v, nil
 }
 
-func canonical(v *version.Version) string {
+func canonicalMinimum(v *version.Version) string {
 	return "v" + v.WithBuildMetadata("").String()
 }
 
-// Gate remembers the current run of equal minima; its zero value has seen
+// ControlPlaneGate remembers the current run of equal minima; its zero value has seen
 // nothing. One lives for one leadership term: a new leader samples afresh.
-type Gate struct {
+type ControlPlaneGate struct {
 	version     string // the minimum the run agrees on; "" when there is no run
 	first, last time.Time
 	count       int
@@ -99,26 +100,26 @@ type Gate struct {
 // Observe feeds one sample and returns the version the gate vouches for,
 // or "" and why not. A failed or unreadable sample, a different minimum or
 // a sample older than the last (a clock stepped back) starts over.
-func (g *Gate) Observe(s Sample) (vouched, why string) {
+func (g *ControlPlaneGate) Observe(s VersionSample) (vouched, why string) {
 	if s.Err != nil {
-		*g = Gate{}
+		*g = ControlPlaneGate{}
 		return "", fmt.Sprintf("cannot read every source: %v", s.Err)
 	}
-	v, _, why := Minimum(s.Readings)
+	v, _, why := MinimumVersion(s.Readings)
 	if why != "" {
-		*g = Gate{}
+		*g = ControlPlaneGate{}
 		return "", why
 	}
 	if g.count == 0 || v != g.version || s.At.Before(g.last) {
-		*g = Gate{version: v, first: s.At, last: s.At, count: 1}
+		*g = ControlPlaneGate{version: v, first: s.At, last: s.At, count: 1}
 	} else {
 		g.count++
 		g.last = s.At
 	}
 	held := g.last.Sub(g.first)
-	if g.count < Samples || held < Span {
+	if g.count < GateSamples || held < GateSpan {
 		return "", fmt.Sprintf("minimum %s read %d time(s) over %s; trusted after %d reads over %s",
-			v, g.count, held, Samples, Span)
+			v, g.count, held, GateSamples, GateSpan)
 	}
 	return v, ""
 }

@@ -1,4 +1,4 @@
-package cpversion
+package upgrade
 
 import (
 	"strings"
@@ -7,10 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
-// FuzzMinimum holds the rule against the library it rests on: whatever two
+// FuzzMinimumVersion holds the rule against the library it rests on: whatever two
 // sources answer, a version comes back only when both are semantic
 // versions, and then it is the older of the two, in canonical form.
-func FuzzMinimum(f *testing.F) {
+func FuzzMinimumVersion(f *testing.F) {
 	for _, seed := range [][2]string{
 		{"v1.36.0", "v1.35.6"}, {"v1.36.0-rc.1", "v1.36.0"}, {"1.35.6+k3s1", "v1.35.6"}, {"", "v1.35.6"},
 		{"v1.35", "v1.35.6"}, {"v1.35.6 junk", "v1.35.6"}, {"v1.35.6\x1b[31m", "v1.35.6"}, {"\tv1.35.6\n", "v01.35.6"},
@@ -18,12 +18,12 @@ func FuzzMinimum(f *testing.F) {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		got, source, why := Minimum([]Reading{{"a", a}, {"b", b}})
+		got, source, why := MinimumVersion([]VersionReading{{"a", a}, {"b", b}})
 		va, errA := version.ParseSemantic(a)
 		vb, errB := version.ParseSemantic(b)
 		valid := errA == nil && errB == nil && len(a) <= 64 && len(b) <= 64
 		if (why == "") != valid {
-			t.Fatalf("Minimum(%q, %q) = %q, %q; parse errors %v, %v", a, b, got, why, errA, errB)
+			t.Fatalf("MinimumVersion(%q, %q) = %q, %q; parse errors %v, %v", a, b, got, why, errA, errB)
 		}
 		if !valid {
 			return
@@ -33,10 +33,10 @@ func FuzzMinimum(f *testing.F) {
 			lower, name = vb, "b"
 		}
 		if want := "v" + lower.WithBuildMetadata("").String(); got != want || source != name {
-			t.Fatalf("Minimum(%q, %q) = %q from %s, want %q from %s", a, b, got, source, want, name)
+			t.Fatalf("MinimumVersion(%q, %q) = %q from %s, want %q from %s", a, b, got, source, want, name)
 		}
 		if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			t.Fatalf("Minimum(%q, %q) = %q carries a control character", a, b, got)
+			t.Fatalf("MinimumVersion(%q, %q) = %q carries a control character", a, b, got)
 		}
 	})
 }
