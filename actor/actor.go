@@ -14,10 +14,10 @@ import (
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/actor/internal/cluster"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/poll"
 	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/actor/internal/settings"
 	"kubehz.dev/agent/actor/internal/store"
@@ -130,7 +130,7 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	// whatever a previous leader left; if it fails, the poller's ticks write
 	// it again, and the executor acts on nothing until one lands.
 	exec.Flush(ctx)
-	poller := poll.New(a.plat, exec, clock.RealClock{}, poll.Options{Interval: a.cfg.DesiredPoll,
+	poller := desired.NewPoller(a.plat, exec, clock.RealClock{}, desired.PollOptions{Interval: a.cfg.DesiredPoll,
 		Log: a.log, Progress: a.alive, Results: a.state.polled})
 	return poller.Run(ctx)
 }

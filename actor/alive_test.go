@@ -16,7 +16,6 @@ import (
 
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/poll"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
 )
@@ -36,7 +35,7 @@ func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.
 		work := func(ctx context.Context, _ *lead.Fence) error {
 			alive.Step()
 			defer alive.Idle()
-			return poll.New(fetcher, nopExecutor{}, clock.RealClock{}, poll.Options{Interval: 10 * time.Second,
+			return desired.NewPoller(fetcher, nopExecutor{}, clock.RealClock{}, desired.PollOptions{Interval: 10 * time.Second,
 				Jitter: func() float64 { return 0 }, Log: log, Progress: alive}).Run(ctx)
 		}
 		ctx, cancel := context.WithCancel(t.Context())

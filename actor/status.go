@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
-	"kubehz.dev/agent/actor/internal/poll"
 	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/shared/status"
 	"kubehz.dev/agent/shared/wire"
@@ -57,7 +57,7 @@ func (f *stateFile) holder(h string) {
 	})
 }
 
-func (f *stateFile) polled(r poll.Result) {
+func (f *stateFile) polled(r desired.PollResult) {
 	f.update(func(st *replica.State) bool {
 		st.LastPoll, st.LastPollOutcome = r.At, r.Outcome
 		if r.Err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"kubehz.dev/agent/actor/internal/poll"
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/platform"
@@ -47,7 +47,7 @@ func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 
 	f.holder("actor-a_01")
 	f.leading(func() replica.Caches { return replica.Caches{MachineDeployments: 2, Machines: 3, Nodes: 3} })
-	f.polled(poll.Result{At: started.Add(time.Minute), Outcome: "new document"})
+	f.polled(desired.PollResult{At: started.Add(time.Minute), Outcome: "new document"})
 	publisher := recordedPublisher{Publisher: failingPublisher{}, state: f}
 	actions := []wire.Action{{Type: "scale", Target: "workers", Status: "done", Detail: "2 → 3 replicas", Revision: 7}}
 	if err := publisher.Publish(context.Background(), 7, actions); err != nil {
@@ -60,7 +60,7 @@ func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 		t.Fatalf("leading: %+v", st)
 	}
 
-	f.polled(poll.Result{At: started.Add(2 * time.Minute), Outcome: "HTTP 503", Err: &platform.StatusError{Code: 503}})
+	f.polled(desired.PollResult{At: started.Add(2 * time.Minute), Outcome: "HTTP 503", Err: &platform.StatusError{Code: 503}})
 	_ = recordedPublisher{Publisher: failingPublisher{err: context.Canceled}, state: f}.Publish(context.Background(), 7, actions)
 	f.leading(nil)
 	st = read()

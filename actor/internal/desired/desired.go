@@ -1,5 +1,6 @@
-// Package desired is the platform's desired-state document and the client-side
-// validation that rejects it whole (docs/contract.md#desired-validation). A
+// Package desired is the platform's desired-state document: the client-side
+// validation that rejects it whole (docs/contract.md#desired-validation),
+// and the Poller that fetches it and hands it to the executor (poller.go). A
 // document that fails here authorizes nothing: the actor stays report-only.
 package desired
 

@@ -1,4 +1,13 @@
-package poll
+package desired
+
+// The Poller is the only place that decides whether the agent may act at all. A
+// fresh, valid document is always acted on; a 304 acts again only when the last
+// pass asked for a retry, on the document cached from the last 200. When the
+// platform answers but authorizes nothing (a 4xx, or a document that does not
+// decode and validate), every report is cleared and the cache is dropped, so
+// nothing stale can be acted on later (closing docs/contract.md#g-1). When the
+// platform cannot answer (5xx, 429, transport), what it authorized last still
+// stands: the reports stay, and nothing acts until it answers again.
 
 import (
 	"context"
@@ -9,14 +18,13 @@ import (
 
 	"k8s.io/utils/clock"
 
-	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/platform"
 )
 
-// DefaultInterval replaces a non-positive poll interval
+// DefaultPollInterval replaces a non-positive poll interval
 // (docs/contract.md#desired-poll-cadence).
-const DefaultInterval = 60 * time.Second
+const DefaultPollInterval = 60 * time.Second
 
 // Fetcher fetches the desired-state document, conditionally when etag is not "".
 type Fetcher interface {
@@ -28,7 +36,7 @@ type Fetcher interface {
 type Executor interface {
 	// Execute runs the gate and the capabilities on doc and reports whether
 	// the next 304 should run it again.
-	Execute(ctx context.Context, doc desired.Document) (retry bool)
+	Execute(ctx context.Context, doc Document) (retry bool)
 	// Clear drops every report: the platform no longer authorizes anything.
 	// It may be called again while that stays true, so it must be idempotent.
 	Clear(reason string)
@@ -56,34 +64,34 @@ type Poller struct {
 	bo       *backoff.Backoff
 	jitter   func() float64
 	log      *slog.Logger
-	progress Progress     // nil: nobody listens
-	results  func(Result) // nil: nobody listens
+	progress Progress         // nil: nobody listens
+	results  func(PollResult) // nil: nobody listens
 
 	// etag is the ETag of the cached document, "" when none is cached or the
 	// 200 carried none. It is never set without doc.
 	etag string
 	// doc is the last valid document, nil once the platform withdrew it.
-	doc *desired.Document
+	doc *Document
 	// retry is the last Execute's answer.
 	retry bool
 }
 
-// Options tune a Poller; every field may be left zero.
-type Options struct {
-	Interval time.Duration    // between answers; zero or less: DefaultInterval
+// PollOptions tune a Poller; every field may be left zero.
+type PollOptions struct {
+	Interval time.Duration    // between answers; zero or less: DefaultPollInterval
 	Backoff  *backoff.Backoff // after failures; nil: the docs/contract.md#backoff defaults (1 s base, 5 min max)
 	Jitter   func() float64   // a factor in [0, 1) for the steady wait; nil: math/rand/v2's Float64
 	Log      *slog.Logger     // nil: discard
 	Progress Progress         // told that the loop still turns; nil: nobody listens
-	Results  func(Result)     // told how every request ended, on Run's goroutine; nil: nobody listens
+	Results  func(PollResult) // told how every request ended, on Run's goroutine; nil: nobody listens
 }
 
 // New wires a poller that fetches from f and hands documents to e.
-func New(f Fetcher, e Executor, clk clock.Clock, opts Options) *Poller {
+func NewPoller(f Fetcher, e Executor, clk clock.Clock, opts PollOptions) *Poller {
 	p := &Poller{fetcher: f, exec: e, clk: clk, interval: opts.Interval, bo: opts.Backoff, jitter: opts.Jitter,
 		log: opts.Log, progress: opts.Progress, results: opts.Results}
 	if p.interval <= 0 {
-		p.interval = DefaultInterval
+		p.interval = DefaultPollInterval
 	}
 	if p.bo == nil {
 		p.bo = backoff.New(backoff.Options{})
@@ -97,8 +105,8 @@ func New(f Fetcher, e Executor, clk clock.Clock, opts Options) *Poller {
 	return p
 }
 
-// Result is how one request for the desired state ended.
-type Result struct {
+// PollResult is how one request for the desired state ended.
+type PollResult struct {
 	At time.Time
 	// Outcome is "new document", "unchanged", "invalid document",
 	// "HTTP <code>" or "error".
@@ -113,7 +121,7 @@ func (p *Poller) result(outcome string, err error) {
 	if code, ok := statusCode(err); ok {
 		outcome = fmt.Sprintf("HTTP %d", code)
 	}
-	p.results(Result{At: p.clk.Now(), Outcome: outcome, Err: err})
+	p.results(PollResult{At: p.clk.Now(), Outcome: outcome, Err: err})
 }
 
 // Run polls at once, then after every answer waits the interval (plus up to
@@ -175,7 +183,7 @@ func (p *Poller) tick(ctx context.Context) (wait time.Duration, acted bool) {
 }
 
 // changed caches a fresh document with its ETag and always acts on it.
-func (p *Poller) changed(ctx context.Context, doc desired.Document, etag string) {
+func (p *Poller) changed(ctx context.Context, doc Document, etag string) {
 	logPull(p.log, doc)
 	p.doc, p.etag = &doc, etag
 	p.retry = p.exec.Execute(ctx, doc)
@@ -197,11 +205,11 @@ func (p *Poller) unchanged(ctx context.Context) bool {
 
 // decode reads a 2xx answer: only a JSON answer is a document at all (an
 // HTML page from a proxy in front of the platform authorizes nothing).
-func decode(resp platform.DesiredResponse) (desired.Document, error) {
+func decode(resp platform.DesiredResponse) (Document, error) {
 	if !platform.IsJSON(resp.ContentType) {
-		return desired.Document{}, fmt.Errorf("desired state: answer is %q, not application/json", resp.ContentType)
+		return Document{}, fmt.Errorf("desired state: answer is %q, not application/json", resp.ContentType)
 	}
-	return desired.Decode(resp.Body)
+	return Decode(resp.Body)
 }
 
 // failed handles a fetch that got no document and returns the backoff wait
@@ -248,6 +256,6 @@ func (p *Poller) withdraw(reason string) {
 // logPull records every 200 (docs/contract.md#desired-validation). The empty
 // key inlines the document's own LogValue group, so the fields sit at the top
 // of the line.
-func logPull(log *slog.Logger, doc desired.Document) {
+func logPull(log *slog.Logger, doc Document) {
 	log.Info("Desired state pulled", slog.Any("", doc))
 }

@@ -1,4 +1,4 @@
-package poll
+package desired
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/backoff"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/testkit"
@@ -90,7 +89,7 @@ func (f *fakeFetcher) GetDesired(ctx context.Context, etag string) (platform.Des
 type fakeExecutor struct {
 	mu       sync.Mutex
 	retries  []bool
-	executed []desired.Document
+	executed []Document
 	cleared  []string
 	// log is every call in order: "execute", "clear" or "flush".
 	log []string
@@ -98,7 +97,7 @@ type fakeExecutor struct {
 
 var _ Executor = (*fakeExecutor)(nil)
 
-func (e *fakeExecutor) Execute(_ context.Context, doc desired.Document) bool {
+func (e *fakeExecutor) Execute(_ context.Context, doc Document) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.executed = append(e.executed, doc)
@@ -157,10 +156,10 @@ type harness struct {
 	run     *testkit.Running
 
 	mu      sync.Mutex
-	results []Result
+	results []PollResult
 }
 
-// outcomes lists every Result's Outcome, in order.
+// outcomes lists every PollResult's Outcome, in order.
 func (h *harness) outcomes() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -183,8 +182,8 @@ func start(t *testing.T, retries ...bool) *harness {
 		exec:    &fakeExecutor{retries: retries},
 		bo:      backoff.New(backoff.Options{Base: time.Second, Max: 30 * time.Second, Jitter: func() float64 { return 1 }}),
 	}
-	p := New(h.fetcher, h.exec, clk, Options{Interval: interval, Backoff: h.bo, Jitter: func() float64 { return 0 },
-		Log: h.logs.Logger(), Results: func(r Result) {
+	p := NewPoller(h.fetcher, h.exec, clk, PollOptions{Interval: interval, Backoff: h.bo, Jitter: func() float64 { return 0 },
+		Log: h.logs.Logger(), Results: func(r PollResult) {
 			h.mu.Lock()
 			h.results = append(h.results, r)
 			h.mu.Unlock()

@@ -1,4 +1,4 @@
-package poll
+package desired
 
 import (
 	"errors"
@@ -34,8 +34,8 @@ func TestSteadyWait_AddsUpToTenPercent(t *testing.T) {
 
 func TestNew_NonPositiveIntervalBecomesSixtySeconds(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second} {
-		if p := New(nil, nil, nil, Options{Interval: d}); p.interval != DefaultInterval || DefaultInterval != 60*time.Second {
-			t.Errorf("New(interval %s).interval = %s, want 60s", d, p.interval)
+		if p := NewPoller(nil, nil, nil, PollOptions{Interval: d}); p.interval != DefaultPollInterval || DefaultPollInterval != 60*time.Second {
+			t.Errorf("NewPoller(interval %s).interval = %s, want 60s", d, p.interval)
 		}
 	}
 }
