@@ -18,8 +18,6 @@ import (
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/replica"
-	"kubehz.dev/agent/actor/internal/settings"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/kubeapi"
@@ -30,7 +28,7 @@ import (
 // switch runs; each leadership term builds its caches and Executor afresh
 // and stops them when it ends, so a standby holds no cluster state.
 type actor struct {
-	cfg      settings.Actor
+	cfg      settings
 	log      *slog.Logger
 	identity string
 	client   kubernetes.Interface // built-in kinds, over protobuf
@@ -42,7 +40,7 @@ type actor struct {
 	killSwitch *lead.KillSwitch
 }
 
-func newActor(cfg settings.Actor, log *slog.Logger, identity string, c connect.Clients, state *stateFile, alive progress) (*actor, error) {
+func newActor(cfg settings, log *slog.Logger, identity string, c connect.Clients, state *stateFile, alive progress) (*actor, error) {
 	client, err := typedClient(c.Rest)
 	if err != nil {
 		return nil, err
@@ -118,8 +116,8 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	}
 	confirmed()
 	exec := a.newExecutor(ctx, fence)
-	a.state.leading(func() replica.Caches {
-		return replica.Caches{MachineDeployments: len(exec.MDs.List()),
+	a.state.leading(func() cacheSizes {
+		return cacheSizes{MachineDeployments: len(exec.MDs.List()),
 			Machines: len(exec.Machines.List()), Nodes: len(exec.Nodes.List())}
 	})
 	defer a.state.leading(nil) // deferred first, so it runs after the caches stop

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"kubehz.dev/agent/actor/internal/lead"
-	"kubehz.dev/agent/actor/internal/settings"
 	"kubehz.dev/agent/shared/buildinfo"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/connect"
@@ -23,7 +22,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	started := time.Now()
-	cfg, err := settings.Load(ctx, config.Getenv(getenv))
+	cfg, err := loadSettings(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/execute"
-	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/shared/status"
 	"kubehz.dev/agent/shared/wire"
 )
@@ -24,25 +23,25 @@ type stateFile struct {
 	log  *slog.Logger
 
 	mu     sync.Mutex
-	st     replica.State
-	sizes  func() replica.Caches // the leader's caches; nil outside a term
+	st     replicaState
+	sizes  func() cacheSizes // the leader's caches; nil outside a term
 	warned bool
 }
 
 func newStateFile(path, identity, version string, started time.Time, log *slog.Logger) *stateFile {
 	f := &stateFile{path: path, log: log,
-		st: replica.State{Version: version, Identity: identity, Started: started}}
-	f.update(func(*replica.State) bool { return true })
+		st: replicaState{Version: version, Identity: identity, Started: started}}
+	f.update(func(*replicaState) bool { return true })
 	return f
 }
 
 // leading records a term's start, with the caches it reads, or its end.
-func (f *stateFile) leading(sizes func() replica.Caches) {
-	f.update(func(st *replica.State) bool {
+func (f *stateFile) leading(sizes func() cacheSizes) {
+	f.update(func(st *replicaState) bool {
 		f.sizes = sizes
 		st.Leading = sizes != nil
 		if sizes == nil {
-			st.Caches = replica.Caches{}
+			st.Caches = cacheSizes{}
 		}
 		return true
 	})
@@ -50,7 +49,7 @@ func (f *stateFile) leading(sizes func() replica.Caches) {
 
 // holder records the Lease's holder; only a change is written.
 func (f *stateFile) holder(h string) {
-	f.update(func(st *replica.State) bool {
+	f.update(func(st *replicaState) bool {
 		changed := st.LeaseHolder != h
 		st.LeaseHolder = h
 		return changed
@@ -58,7 +57,7 @@ func (f *stateFile) holder(h string) {
 }
 
 func (f *stateFile) polled(r desired.PollResult) {
-	f.update(func(st *replica.State) bool {
+	f.update(func(st *replicaState) bool {
 		st.LastPoll, st.LastPollOutcome = r.At, r.Outcome
 		if r.Err != nil {
 			st.LastError, st.LastErrorAt = r.Err.Error(), r.At
@@ -68,8 +67,8 @@ func (f *stateFile) polled(r desired.PollResult) {
 }
 
 func (f *stateFile) published(rev int64, actions []wire.Action, err error) {
-	f.update(func(st *replica.State) bool {
-		st.Revision, st.Reports = rev, replica.ReportsFrom(actions)
+	f.update(func(st *replicaState) bool {
+		st.Revision, st.Reports = rev, reportsFrom(actions)
 		// A publish cut short by the term's end is no error to show.
 		if err != nil && !errors.Is(err, context.Canceled) {
 			st.LastError, st.LastErrorAt = "publish reports: "+err.Error(), time.Now()
@@ -80,7 +79,7 @@ func (f *stateFile) published(rev int64, actions []wire.Action, err error) {
 
 // update applies change and writes the file when it reports a change. The
 // lock serializes writers, which share one temp file.
-func (f *stateFile) update(change func(st *replica.State) bool) {
+func (f *stateFile) update(change func(st *replicaState) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !change(&f.st) {
@@ -112,7 +111,7 @@ func (p recordedPublisher) Publish(ctx context.Context, rev int64, actions []wir
 // statusCommand prints this replica's state: `actor status`, or
 // `actor status --json` for the raw file.
 func statusCommand(args []string, getenv func(string) string, stdout io.Writer) error {
-	st, err := replica.Read(status.PathNextTo(livenessPath(getenv)))
+	st, err := readReplicaState(status.PathNextTo(livenessPath(getenv)))
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"kubehz.dev/agent/actor/internal/desired"
-	"kubehz.dev/agent/actor/internal/replica"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/status"
@@ -32,9 +31,9 @@ func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 	}
 	started := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	f := newStateFile(status.PathNextTo(livenessPath(getenv)), "actor-a_01", "v1.2.3", started, slog.New(slog.DiscardHandler))
-	read := func() replica.State {
+	read := func() replicaState {
 		t.Helper()
-		st, err := replica.Read(f.path)
+		st, err := readReplicaState(f.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +45,7 @@ func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 	}
 
 	f.holder("actor-a_01")
-	f.leading(func() replica.Caches { return replica.Caches{MachineDeployments: 2, Machines: 3, Nodes: 3} })
+	f.leading(func() cacheSizes { return cacheSizes{MachineDeployments: 2, Machines: 3, Nodes: 3} })
 	f.polled(desired.PollResult{At: started.Add(time.Minute), Outcome: "new document"})
 	publisher := recordedPublisher{Publisher: failingPublisher{}, state: f}
 	actions := []wire.Action{{Type: "scale", Target: "workers", Status: "done", Detail: "2 → 3 replicas", Revision: 7}}
@@ -54,7 +53,7 @@ func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := read()
-	want := []replica.Report{{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}}
+	want := []reportLine{{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}}
 	if !st.Leading || st.Revision != 7 || len(st.Reports) != 1 || st.Reports[0] != want[0] ||
 		st.Caches.Nodes != 3 || st.LastPollOutcome != "new document" || st.LastError != "" {
 		t.Fatalf("leading: %+v", st)
@@ -64,7 +63,7 @@ func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 	_ = recordedPublisher{Publisher: failingPublisher{err: context.Canceled}, state: f}.Publish(context.Background(), 7, actions)
 	f.leading(nil)
 	st = read()
-	if st.Leading || st.Caches != (replica.Caches{}) || st.LastPollOutcome != "HTTP 503" ||
+	if st.Leading || st.Caches != (cacheSizes{}) || st.LastPollOutcome != "HTTP 503" ||
 		!st.LastErrorAt.Equal(started.Add(2*time.Minute)) {
 		t.Fatalf("after the term: %+v", st)
 	}

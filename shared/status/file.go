@@ -5,7 +5,7 @@
 // readiness probe, judges the same file. This package is what both binaries
 // share: the file, its bounds and the table `status` prints; what each
 // binary records lives with it (observer/internal/state,
-// actor/internal/replica).
+// actor/replica.go).
 package status
 
 import (

@@ -1,8 +1,8 @@
-// Package settings is the actor binary's configuration: the settings both
-// binaries share (shared/config) and the actor's own, read from the
-// environment once and validated together, so one error names every bad
-// variable.
-package settings
+package main
+
+// The actor's settings are those both binaries share (shared/config) and the
+// actor's own, read from the environment once and validated together, so one
+// error names every bad variable.
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 	"kubehz.dev/agent/shared/token"
 )
 
-// Actor is the actor binary's configuration. None of it can turn acting on:
+// settings is the actor binary's configuration. None of it can turn acting on:
 // only the platform's execution flags, within the RBAC, authorize a write.
-type Actor struct {
+type settings struct {
 	config.Common
 	// DesiredPoll is the pause between desired-state polls, before jitter.
 	DesiredPoll time.Duration
@@ -79,12 +79,12 @@ type rawActor struct {
 	HealMinUnhealthyAfter string `env:"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS, default=300"`
 }
 
-// Load reads and validates the actor's settings from l (use
+// loadSettings reads and validates the actor's settings from l (use
 // envconfig.OsLookuper in main, envconfig.MapLookuper in tests). A
 // validation failure is a *config.Error naming every bad variable.
-func Load(ctx context.Context, l envconfig.Lookuper) (Actor, error) {
-	return config.Load(ctx, l, func(raw rawActor, p *config.Problems) Actor {
-		return Actor{
+func loadSettings(ctx context.Context, l envconfig.Lookuper) (settings, error) {
+	return config.Load(ctx, l, func(raw rawActor, p *config.Problems) settings {
+		return settings{
 			Common: config.ParseCommon(raw.Common, p),
 			DesiredPoll: seconds(p, "KUBEHZ_DESIRED_POLL_SECONDS", raw.DesiredPoll,
 				1, maxDesiredPollSeconds),
@@ -131,7 +131,7 @@ func integer(p *config.Problems, name, v, what string, lo, hi int) int {
 
 // LogValue prints the settings for the start-up log line, redacted as
 // Common's.
-func (a Actor) LogValue() slog.Value {
+func (a settings) LogValue() slog.Value {
 	return slog.GroupValue(append(a.Attrs(),
 		slog.String("desiredPoll", a.DesiredPoll.String()),
 		slog.Int("maxReplicas", a.MaxReplicas),

@@ -1,4 +1,4 @@
-package replica
+package main
 
 import (
 	"encoding/json"
@@ -12,20 +12,20 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-func sample() State {
-	return State{Version: "v1.2.3", Identity: "actor-a_01", Started: now.Add(-time.Hour), Written: now,
+func sample() replicaState {
+	return replicaState{Version: "v1.2.3", Identity: "actor-a_01", Started: now.Add(-time.Hour), Written: now,
 		Leading: true, LeaseHolder: "actor-a_01", LastPoll: now, LastPollOutcome: "unchanged", Revision: 7,
-		Reports: []Report{{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}},
-		Caches:  Caches{MachineDeployments: 1, Machines: 3, Nodes: 3}}
+		Reports: []reportLine{{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}},
+		Caches:  cacheSizes{MachineDeployments: 1, Machines: 3, Nodes: 3}}
 }
 
-func TestRead_ReadsBackWhatWasWritten(t *testing.T) {
+func TestReadReplicaState_ReadsBackWhatWasWritten(t *testing.T) {
 	path := status.PathNextTo(filepath.Join(t.TempDir(), "alive"))
 	want := sample()
 	if err := status.Write(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(path)
+	got, err := readReplicaState(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +34,13 @@ func TestRead_ReadsBackWhatWasWritten(t *testing.T) {
 	}
 }
 
-func TestDecode_TruncatedFileIsUnreadableAtEveryLength(t *testing.T) {
+func TestDecodeReplicaState_TruncatedFileIsUnreadableAtEveryLength(t *testing.T) {
 	b, err := json.Marshal(sample())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := range len(b) {
-		if _, err := Decode(b[:n]); err == nil {
+		if _, err := decodeReplicaState(b[:n]); err == nil {
 			t.Fatalf("a file cut at %d of %d bytes decoded", n, len(b))
 		}
 	}
@@ -48,9 +48,9 @@ func TestDecode_TruncatedFileIsUnreadableAtEveryLength(t *testing.T) {
 
 func TestClamp_KeepsTheWorstCaseStateUnderTheBound(t *testing.T) {
 	long := strings.Repeat("é", 10_000)
-	a := State{Version: long, Identity: long, LeaseHolder: long, LastPollOutcome: long, LastError: long}
+	a := replicaState{Version: long, Identity: long, LeaseHolder: long, LastPollOutcome: long, LastError: long}
 	for range 100 {
-		a.Reports = append(a.Reports, Report{Action: long, Pool: long, Status: long, Detail: long})
+		a.Reports = append(a.Reports, reportLine{Action: long, Pool: long, Status: long, Detail: long})
 	}
 	if err := status.Write(filepath.Join(t.TempDir(), status.FileName), a.Clamp()); err != nil {
 		t.Fatalf("clamped actor state: %v", err)
@@ -65,11 +65,11 @@ func TestReportsFrom_CarriesAtMostTheHandOffsActions(t *testing.T) {
 	for i := range actions {
 		actions[i] = wire.Action{Type: "scale", Target: "workers", Status: "done", Detail: "2 → 3 replicas"}
 	}
-	got := ReportsFrom(actions)
+	got := reportsFrom(actions)
 	if len(got) != 20 {
 		t.Fatalf("converted %d actions, want 20", len(got))
 	}
-	if want := (Report{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}); got[0] != want {
+	if want := (reportLine{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"}); got[0] != want {
 		t.Errorf("first report = %+v, want %+v", got[0], want)
 	}
 }

@@ -1,4 +1,4 @@
-package replica
+package main
 
 import (
 	"strings"
@@ -10,15 +10,15 @@ import (
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func TestRender_LeadingActorListsItsReports(t *testing.T) {
-	a := State{
+	a := replicaState{
 		Version: "v1.2.3", Identity: "actor-7d9f_0a1b2c3d", Started: now.Add(-10 * time.Minute), Written: now.Add(-2 * time.Second),
 		Leading: true, LeaseHolder: "actor-7d9f_0a1b2c3d",
 		LastPoll: now.Add(-8 * time.Second), LastPollOutcome: "new document", Revision: 7,
-		Reports: []Report{
+		Reports: []reportLine{
 			{Action: "scale", Pool: "workers", Status: "done", Detail: "2 → 3 replicas"},
 			{Action: "heal", Pool: "worker-node-1", Status: "in_progress"},
 		},
-		Caches: Caches{MachineDeployments: 2, Machines: 3, Nodes: 3},
+		Caches: cacheSizes{MachineDeployments: 2, Machines: 3, Nodes: 3},
 	}
 	want := `version:              v1.2.3
 identity:             actor-7d9f_0a1b2c3d
@@ -39,7 +39,7 @@ reports:              2
 }
 
 func TestRender_StandbyActorNamesTheLeaderAndItsLastError(t *testing.T) {
-	a := State{Version: "dev", Identity: "actor-b_01", Started: now.Add(-time.Minute), Written: now,
+	a := replicaState{Version: "dev", Identity: "actor-b_01", Started: now.Add(-time.Minute), Written: now,
 		LeaseHolder: "actor-a_02", LastError: "lease: connection refused", LastErrorAt: now.Add(-30 * time.Second)}
 	want := `version:              dev
 identity:             actor-b_01
@@ -58,7 +58,7 @@ reports:              0
 	assertRendered(t, a, want)
 }
 
-func assertRendered(t *testing.T, a State, want string) {
+func assertRendered(t *testing.T, a replicaState, want string) {
 	t.Helper()
 	var b strings.Builder
 	if err := a.Render(&b, now); err != nil {
@@ -79,9 +79,9 @@ const hostile = "v1.35.6\x1b]0;owned\a\u009b2J\u202Eevil\r\n\tlast error: none"
 const escapedHostile = `v1.35.6\x1b]0;owned\a\u009b2J\u202eevil\r\n\tlast error: none`
 
 func TestRender_ShowsHostileTextEscaped(t *testing.T) {
-	a := State{Version: hostile, Identity: hostile, Started: now, Written: now, LeaseHolder: hostile,
+	a := replicaState{Version: hostile, Identity: hostile, Started: now, Written: now, LeaseHolder: hostile,
 		LastPoll: now, LastPollOutcome: hostile, LastError: hostile, LastErrorAt: now,
-		Reports: []Report{{Action: hostile, Pool: hostile, Status: hostile, Detail: hostile}}}
+		Reports: []reportLine{{Action: hostile, Pool: hostile, Status: hostile, Detail: hostile}}}
 	var b strings.Builder
 	if err := a.Render(&b, now); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package replica
+package main
 
 import (
 	"io"
@@ -10,7 +10,7 @@ import (
 
 // Render prints the replica's state as aligned "key: value" lines, times as
 // ages relative to now, then the current revision's reports, one per line.
-func (a State) Render(w io.Writer, now time.Time) error {
+func (a replicaState) Render(w io.Writer, now time.Time) error {
 	t := status.NewTable(w)
 	t.Line("version", a.Version)
 	t.Line("identity", a.Identity)
@@ -42,14 +42,14 @@ func (a State) Render(w io.Writer, now time.Time) error {
 	return r.Flush()
 }
 
-func (a State) leading() string {
+func (a replicaState) leading() string {
 	if a.Leading {
 		return "yes"
 	}
 	return "no (standby)"
 }
 
-func (a State) holder() string {
+func (a replicaState) holder() string {
 	if a.LeaseHolder == "" {
 		return "none seen"
 	}

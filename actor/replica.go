@@ -1,7 +1,8 @@
-// Package replica is what `actor status` shows of one actor replica: the
-// state the running replica keeps in its status file (the file's format is
-// shared/status), and how it is printed. Only the actor writes and reads it.
-package replica
+package main
+
+// `actor status` shows of one actor replica the state the running replica
+// keeps in its status file (the file's format is
+// shared/status); render.go prints it. Only the actor writes and reads it.
 
 import (
 	"time"
@@ -10,8 +11,8 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// State is what the running actor replica last knew about itself.
-type State struct {
+// replicaState is what the running actor replica last knew about itself.
+type replicaState struct {
 	Version  string    `json:"version"`
 	Identity string    `json:"identity"`
 	Started  time.Time `json:"started"`
@@ -28,44 +29,44 @@ type State struct {
 
 	// Revision and Reports are the current revision's action reports as
 	// last published to the observer.
-	Revision int64    `json:"revision"`
-	Reports  []Report `json:"reports,omitempty"`
+	Revision int64        `json:"revision"`
+	Reports  []reportLine `json:"reports,omitempty"`
 
 	LastError   string    `json:"lastError,omitempty"`
 	LastErrorAt time.Time `json:"lastErrorAt,omitzero"`
 
-	Caches Caches `json:"caches"`
+	Caches cacheSizes `json:"caches"`
 }
 
-// Report is one action report.
-type Report struct {
+// reportLine is one action report.
+type reportLine struct {
 	Action string `json:"action"`
 	Pool   string `json:"pool"`
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
 }
 
-// Caches are the sizes of the leader's on-demand caches; zero on a
+// cacheSizes are the sizes of the leader's on-demand caches; zero on a
 // standby and for a capability that is not authorized.
-type Caches struct {
+type cacheSizes struct {
 	MachineDeployments int `json:"machineDeployments"`
 	Machines           int `json:"machines"`
 	Nodes              int `json:"nodes"`
 }
 
-// ReportsFrom converts the published actions, at most wire.MaxActions of
+// reportsFrom converts the published actions, at most wire.MaxActions of
 // them, as the hand-off carries no more.
-func ReportsFrom(actions []wire.Action) []Report {
+func reportsFrom(actions []wire.Action) []reportLine {
 	actions = actions[:min(len(actions), wire.MaxActions)]
-	out := make([]Report, 0, len(actions))
+	out := make([]reportLine, 0, len(actions))
 	for _, a := range actions {
-		out = append(out, Report{Action: a.Type, Pool: a.Target, Status: a.Status, Detail: a.Detail})
+		out = append(out, reportLine{Action: a.Type, Pool: a.Target, Status: a.Status, Detail: a.Detail})
 	}
 	return out
 }
 
 // Clamp bounds every free text and the number of reports.
-func (a State) Clamp() State {
+func (a replicaState) Clamp() replicaState {
 	a.Version = wire.Clamp(a.Version, wire.MaxVersionLen)
 	a.Identity = wire.Clamp(a.Identity, wire.MaxNameLen)
 	a.LeaseHolder = wire.Clamp(a.LeaseHolder, wire.MaxNameLen)
@@ -75,9 +76,9 @@ func (a State) Clamp() State {
 		a.Reports = nil
 		return a
 	}
-	reports := make([]Report, 0, min(len(a.Reports), wire.MaxActions))
+	reports := make([]reportLine, 0, min(len(a.Reports), wire.MaxActions))
 	for _, r := range a.Reports[:min(len(a.Reports), wire.MaxActions)] {
-		reports = append(reports, Report{
+		reports = append(reports, reportLine{
 			Action: wire.Clamp(r.Action, wire.MaxLabelLen), Pool: wire.Clamp(r.Pool, wire.MaxNameLen),
 			Status: wire.Clamp(r.Status, wire.MaxLabelLen), Detail: wire.Clamp(r.Detail, wire.MaxNoteLen),
 		})
@@ -86,8 +87,8 @@ func (a State) Clamp() State {
 	return a
 }
 
-// Read reads a replica's state file.
-func Read(path string) (State, error) { return status.Read[State](path) }
+// readReplicaState reads a replica's state file.
+func readReplicaState(path string) (replicaState, error) { return status.Read[replicaState](path) }
 
-// Decode decodes a replica's state file's bytes.
-func Decode(b []byte) (State, error) { return status.Decode[State](b) }
+// decodeReplicaState decodes a replica's state file's bytes.
+func decodeReplicaState(b []byte) (replicaState, error) { return status.Decode[replicaState](b) }

@@ -1,4 +1,4 @@
-package settings
+package main
 
 import (
 	"context"
@@ -37,16 +37,16 @@ func with(overrides map[string]string) map[string]string {
 // check is one case of runActorChecks: minimal() with one variable set.
 type check = testkit.Setting
 
-func loadActor(env map[string]string) (Actor, error) {
-	return Load(context.Background(), envconfig.MapLookuper(env))
+func loadActor(env map[string]string) (settings, error) {
+	return loadSettings(context.Background(), envconfig.MapLookuper(env))
 }
 
-func actorDefaults(t *testing.T) Actor {
+func actorDefaults(t *testing.T) settings {
 	api, err := url.Parse("https://api.kubehz.dev")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Actor{
+	return settings{
 		Common: config.Common{
 			ClusterID:        "c1",
 			APIURL:           api,
@@ -68,19 +68,19 @@ func actorDefaults(t *testing.T) Actor {
 	}
 }
 
-func TestLoad_Settings(t *testing.T) {
+func TestLoadSettings_Settings(t *testing.T) {
 	cases := []struct {
 		name  string
 		env   map[string]string
-		tweak func(a *Actor)
+		tweak func(a *settings)
 	}{
-		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*Actor) {}},
+		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*settings) {}},
 		{
 			name: "blank values count as unset",
 			env: with(map[string]string{
 				"KUBEHZ_DESIRED_POLL_SECONDS": "  ", "KUBEHZ_MAX_REPLICAS": "", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "\t",
 			}),
-			tweak: func(*Actor) {},
+			tweak: func(*settings) {},
 		},
 		{
 			name: "overrides",
@@ -89,7 +89,7 @@ func TestLoad_Settings(t *testing.T) {
 				"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "600", "KUBEHZ_MD_NAMESPACE": "machines",
 				"KUBEHZ_LOG_LEVEL": "warn",
 			}),
-			tweak: func(a *Actor) {
+			tweak: func(a *settings) {
 				a.DesiredPoll, a.MaxReplicas, a.HealEvictionTimeout = 90*time.Second, 7, 10*time.Minute
 				a.MDNamespace, a.LogLevel = "machines", slog.LevelWarn
 			},
@@ -110,13 +110,13 @@ func TestLoad_Settings(t *testing.T) {
 	}
 }
 
-func runActorChecks(t *testing.T, envVar string, field func(Actor) any, cases []check) {
+func runActorChecks(t *testing.T, envVar string, field func(settings) any, cases []check) {
 	t.Helper()
-	testkit.Settings[Actor]{Base: minimal, Load: loadActor, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
+	testkit.Settings[settings]{Base: minimal, Load: loadActor, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
 }
 
-func TestLoad_DesiredPollSeconds(t *testing.T) {
-	runActorChecks(t, "KUBEHZ_DESIRED_POLL_SECONDS", func(a Actor) any { return a.DesiredPoll }, []check{
+func TestLoadSettings_DesiredPollSeconds(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_DESIRED_POLL_SECONDS", func(a settings) any { return a.DesiredPoll }, []check{
 		{Name: "default", Omitted: true, Want: time.Minute},
 		{Name: "90", Val: "90", Want: 90 * time.Second},
 		{Name: "smallest", Val: "1", Want: time.Second},
@@ -131,8 +131,8 @@ func TestLoad_DesiredPollSeconds(t *testing.T) {
 	})
 }
 
-func TestLoad_MaxReplicas(t *testing.T) {
-	runActorChecks(t, "KUBEHZ_MAX_REPLICAS", func(a Actor) any { return a.MaxReplicas }, []check{
+func TestLoadSettings_MaxReplicas(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_MAX_REPLICAS", func(a settings) any { return a.MaxReplicas }, []check{
 		{Name: "default", Omitted: true, Want: 50},
 		{Name: "override", Val: "12", Want: 12},
 		{Name: "smallest", Val: "1", Want: 1},
@@ -143,7 +143,7 @@ func TestLoad_MaxReplicas(t *testing.T) {
 		{Name: "just over", Val: "10001", Bad: "must be from 1 to 10000, got 10001"},
 		{Name: "a million", Val: "1000000", Bad: "must be from 1 to 10000, got 1000000"},
 	})
-	runActorChecks(t, "KUBEHZ_MD_NAMESPACE", func(a Actor) any { return a.MDNamespace }, []check{
+	runActorChecks(t, "KUBEHZ_MD_NAMESPACE", func(a settings) any { return a.MDNamespace }, []check{
 		{Name: "md namespace default", Omitted: true, Want: "kube-system"},
 		{Name: "md namespace override", Val: "machines", Want: "machines"},
 		{Name: "md namespace uppercase", Val: "Kube-System", Bad: "DNS-1123 label"},
@@ -153,8 +153,8 @@ func TestLoad_MaxReplicas(t *testing.T) {
 	})
 }
 
-func TestLoad_HealEvictionTimeout(t *testing.T) {
-	runActorChecks(t, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", func(a Actor) any { return a.HealEvictionTimeout }, []check{
+func TestLoadSettings_HealEvictionTimeout(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", func(a settings) any { return a.HealEvictionTimeout }, []check{
 		{Name: "default", Omitted: true, Want: 5 * time.Minute},
 		{Name: "600", Val: "600", Want: 10 * time.Minute},
 		{Name: "smallest", Val: "60", Want: time.Minute},
@@ -167,7 +167,7 @@ func TestLoad_HealEvictionTimeout(t *testing.T) {
 	})
 }
 
-func TestLoad_NamesEveryBadVariableAtOnce(t *testing.T) {
+func TestLoadSettings_NamesEveryBadVariableAtOnce(t *testing.T) {
 	badToken := "khz_agt_" + strings.Repeat("E", 64)
 	env := map[string]string{
 		"CLUSTER_ID":                           "a/b",
@@ -209,7 +209,7 @@ func TestLoad_NamesEveryBadVariableAtOnce(t *testing.T) {
 	}
 }
 
-func TestLoad_MissingRequiredIsFatal(t *testing.T) {
+func TestLoadSettings_MissingRequiredIsFatal(t *testing.T) {
 	_, err := loadActor(map[string]string{})
 	var cerr *config.Error
 	if !errors.As(err, &cerr) {
@@ -251,7 +251,7 @@ func TestLogValue_RedactsTheToken(t *testing.T) {
 	}
 }
 
-func TestLoad_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
+func TestLoadSettings_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 	for _, v := range []string{"KUBEHZ_DESIRED_POLL_SECONDS", "KUBEHZ_MAX_REPLICAS", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS",
 		"KUBEHZ_HEAL_MAX_IN_FLIGHT", "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS",
 		"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS"} {
@@ -268,8 +268,8 @@ func TestLoad_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 	}
 }
 
-func TestLoad_Deployment(t *testing.T) {
-	runActorChecks(t, "KUBEHZ_ACTOR_DEPLOYMENT", func(a Actor) any { return a.Deployment }, []check{
+func TestLoadSettings_Deployment(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_ACTOR_DEPLOYMENT", func(a settings) any { return a.Deployment }, []check{
 		{Name: "default is what deploy/actor ships", Omitted: true, Want: "actor"},
 		{Name: "prefixed", Val: "team-actor", Want: "team-actor"},
 		{Name: "uppercase", Val: "Actor", Bad: "DNS-1123 subdomain"},
@@ -280,8 +280,8 @@ func TestLoad_Deployment(t *testing.T) {
 // The local healing limits: the platform's document can only tighten them,
 // so a value that could not bind, or that would loosen the contract's own
 // 60 s floors, is refused at start.
-func TestLoad_HealLimits(t *testing.T) {
-	runActorChecks(t, "KUBEHZ_HEAL_MAX_IN_FLIGHT", func(a Actor) any { return a.HealLimits.MaxInFlight }, []check{
+func TestLoadSettings_HealLimits(t *testing.T) {
+	runActorChecks(t, "KUBEHZ_HEAL_MAX_IN_FLIGHT", func(a settings) any { return a.HealLimits.MaxInFlight }, []check{
 		{Name: "max in flight default", Omitted: true, Want: 3},
 		{Name: "max in flight 0 rules deletes out", Val: "0", Want: 0},
 		{Name: "max in flight at the contract's 1000", Val: "1000", Want: 1000},
@@ -289,7 +289,7 @@ func TestLoad_HealLimits(t *testing.T) {
 		{Name: "max in flight negative", Val: "-1", Bad: "must be from 0 to 1000, got -1"},
 		{Name: "max in flight a percentage", Val: "40%", Bad: `"40%" is not a whole number of Machines`},
 	})
-	runActorChecks(t, "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", func(a Actor) any { return a.HealLimits.MinCooldown }, []check{
+	runActorChecks(t, "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", func(a settings) any { return a.HealLimits.MinCooldown }, []check{
 		{Name: "min cooldown default", Omitted: true, Want: 10 * time.Minute},
 		{Name: "min cooldown 0 leaves the document's", Val: "0", Want: time.Duration(0)},
 		{Name: "min cooldown a day", Val: "86400", Want: 24 * time.Hour},
@@ -298,11 +298,11 @@ func TestLoad_HealLimits(t *testing.T) {
 	})
 	for _, v := range []struct {
 		name  string
-		field func(Actor) any
+		field func(settings) any
 		def   time.Duration
 	}{
-		{"KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS", func(a Actor) any { return a.HealLimits.MinStartupTimeout }, 10 * time.Minute},
-		{"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", func(a Actor) any { return a.HealLimits.MinUnhealthyAfter }, 5 * time.Minute},
+		{"KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS", func(a settings) any { return a.HealLimits.MinStartupTimeout }, 10 * time.Minute},
+		{"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS", func(a settings) any { return a.HealLimits.MinUnhealthyAfter }, 5 * time.Minute},
 	} {
 		runActorChecks(t, v.name, v.field, []check{
 			{Name: v.name + " default", Omitted: true, Want: v.def},

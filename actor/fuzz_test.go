@@ -1,4 +1,4 @@
-package replica
+package main
 
 import (
 	"encoding/json"
@@ -10,13 +10,13 @@ import (
 // `actor status` reads a file another process writes; whatever the file
 // holds (cut short, garbage, a foreign document), decoding and rendering
 // must not panic.
-func FuzzDecode(f *testing.F) {
+func FuzzDecodeReplicaState(f *testing.F) {
 	full, _ := json.Marshal(sample())
 	for _, seed := range [][]byte{full, full[:len(full)-1], []byte(`{"reports":[{}]}`), []byte(`[]`)} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := Decode(b)
+		a, err := decodeReplicaState(b)
 		if err != nil {
 			return
 		}
