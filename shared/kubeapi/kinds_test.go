@@ -146,19 +146,22 @@ func TestNodeList_DecodesTheListMetaAndEveryItemInOrder(t *testing.T) {
 	}
 }
 
-func TestList_RefusesProtobufItemsOfAKindReadAsJSONOnly(t *testing.T) {
+func TestList_RefusesProtobufForAKindReadAsJSONOnly(t *testing.T) {
 	data, err := (&corev1.ConfigMapList{Items: []corev1.ConfigMap{{Data: map[string]string{"k": "v"}}}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got ConfigMapList
-	err = got.Unmarshal(data)
-	if err == nil || !strings.Contains(err.Error(), "*kubeapi.ConfigMap is read as JSON only") {
-		t.Fatalf("decoded a ConfigMapList from protobuf: %v, %#v", err, got)
+	for name, b := range map[string][]byte{"with an item": data, "empty": nil} {
+		var got ConfigMapList
+		err := got.Unmarshal(b)
+		if err == nil || err.Error() != "decode ConfigMapList: the kind is read as JSON only" {
+			t.Errorf("%s: decoded a ConfigMapList from protobuf: %v, %#v", name, err, got)
+		}
 	}
-	// Control: the same message shape with no items is a list, not an error.
-	if err := got.Unmarshal(nil); err != nil {
-		t.Fatalf("empty list: %v", err)
+	// Control: a kind with a protobuf decoder takes the same empty message.
+	var nodes NodeList
+	if err := nodes.Unmarshal(nil); err != nil {
+		t.Fatalf("empty NodeList: %v", err)
 	}
 }
 
@@ -418,4 +421,21 @@ func FuzzEvent_ReadsWhatTheGeneratedDecoderReads(f *testing.F) {
 			t.Fatalf("decoded %#v, the generated decoder read %#v", got, want)
 		}
 	})
+}
+
+func TestScheme_RegistersEveryKindUnderItsAPIName(t *testing.T) {
+	for obj, want := range map[runtime.Object]string{
+		&Node{}: "/v1, Kind=Node", &NodeList{}: "/v1, Kind=NodeList", &EventList{}: "/v1, Kind=EventList",
+		&PodList{}: "/v1, Kind=PodList", &ConfigMapList{}: "/v1, Kind=ConfigMapList", &SecretList{}: "/v1, Kind=SecretList",
+		&LeaseList{}:                     "coordination.k8s.io/v1, Kind=LeaseList",
+		&CertificateSigningRequestList{}: "certificates.k8s.io/v1, Kind=CertificateSigningRequestList",
+	} {
+		gvks, _, err := scheme.ObjectKinds(obj)
+		if err != nil || len(gvks) != 1 || gvks[0].String() != want {
+			t.Errorf("%T registers as %v (%v), want %s", obj, gvks, err, want)
+		}
+	}
+	if gvks, _, err := phaseScheme.ObjectKinds(&PodPhaseList{}); err != nil || gvks[0].String() != "/v1, Kind=PodList" {
+		t.Errorf("PodPhaseList registers as %v (%v), want the v1 PodList", gvks, err)
+	}
 }

@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,28 +33,36 @@ var (
 )
 
 func init() {
-	// Lists register by name: a List's Go type name is not its kind's.
-	for gv, kinds := range map[schema.GroupVersion]map[string]runtime.Object{
-		coreV1: {
-			"Node": &Node{}, "NodeList": &NodeList{}, "Event": &Event{}, "EventList": &EventList{},
-			"Pod": &Pod{}, "PodList": &PodList{}, "ConfigMap": &ConfigMap{}, "ConfigMapList": &ConfigMapList{},
-			"Secret": &Secret{}, "SecretList": &SecretList{},
-		},
-		coordinationV1: {"Lease": &Lease{}, "LeaseList": &LeaseList{}},
-		certificatesV1: {
-			"CertificateSigningRequest":     &CertificateSigningRequest{},
-			"CertificateSigningRequestList": &CertificateSigningRequestList{},
-		},
+	// Lists register by name: a List's Go type name is not its kind's. A
+	// slice, not a map, keeps the scheme's group order the same every start.
+	for _, group := range []struct {
+		gv    schema.GroupVersion
+		kinds []runtime.Object
+	}{
+		{coreV1, []runtime.Object{&Node{}, &NodeList{}, &Event{}, &EventList{}, &Pod{}, &PodList{},
+			&ConfigMap{}, &ConfigMapList{}, &Secret{}, &SecretList{}}},
+		{coordinationV1, []runtime.Object{&Lease{}, &LeaseList{}}},
+		{certificatesV1, []runtime.Object{&CertificateSigningRequest{}, &CertificateSigningRequestList{}}},
 	} {
-		for kind, obj := range kinds {
-			scheme.AddKnownTypeWithName(gv.WithKind(kind), obj)
+		for _, obj := range group.kinds {
+			scheme.AddKnownTypeWithName(group.gv.WithKind(kindOf(obj)), obj)
 		}
-		metav1.AddToGroupVersion(scheme, gv)
+		metav1.AddToGroupVersion(scheme, group.gv)
 	}
 
 	phaseScheme.AddKnownTypeWithName(coreV1.WithKind("Pod"), &PodPhase{})
 	phaseScheme.AddKnownTypeWithName(coreV1.WithKind("PodList"), &PodPhaseList{})
 	metav1.AddToGroupVersion(phaseScheme, coreV1)
+}
+
+// kindOf is the kind obj registers as: its Go type name, or for a List its
+// item's name and "List".
+func kindOf(obj runtime.Object) string {
+	t := reflect.TypeOf(obj).Elem()
+	if items, ok := t.FieldByName("Items"); ok {
+		return items.Type.Elem().Name() + "List"
+	}
+	return t.Name()
 }
 
 // +k8s:deepcopy-gen=false

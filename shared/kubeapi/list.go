@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"fmt"
+	"reflect"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,21 +76,20 @@ func (l *List[T, P]) DeepCopyObject() runtime.Object {
 func (l *List[T, P]) Reset() { *l = List[T, P]{} }
 
 // Unmarshal decodes a protobuf List of a kind that has a protobuf decoder
-// (Node, Event, PodPhase). The other kinds travel as JSON only, and a List of
-// them refuses protobuf rather than dropping its items.
+// (Node, Event, PodPhase). The other kinds travel as JSON only: a List of
+// them refuses protobuf, empty or not, as it did before List was generic.
 func (l *List[T, P]) Unmarshal(b []byte) error {
-	return eachField(b, "List", listFields, func(num protowire.Number, v []byte) error {
+	name := reflect.TypeFor[T]().Name() + "List"
+	if _, ok := any(P(nil)).(interface{ Unmarshal([]byte) error }); !ok {
+		return fmt.Errorf("decode %s: the kind is read as JSON only", name)
+	}
+	return eachField(b, name, listFields, func(num protowire.Number, v []byte) error {
 		switch num {
 		case listMetadata:
 			return l.ListMeta.Unmarshal(v)
 		case listItems:
 			l.Items = append(l.Items, *new(T))
-			p := P(&l.Items[len(l.Items)-1])
-			obj, ok := any(p).(interface{ Unmarshal([]byte) error })
-			if !ok {
-				return fmt.Errorf("decode List: %T is read as JSON only", p)
-			}
-			return obj.Unmarshal(v)
+			return any(P(&l.Items[len(l.Items)-1])).(interface{ Unmarshal([]byte) error }).Unmarshal(v)
 		}
 		return nil
 	})
