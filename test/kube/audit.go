@@ -49,7 +49,10 @@ type AuditEvent struct {
 		Resource, Namespace, Name, APIGroup, Subresource string
 	} `json:"objectRef"`
 	RequestReceived time.Time `json:"requestReceivedTimestamp"`
-	ResponseStatus  *struct {
+	// Stage is when this record's stage was reached: for a completed
+	// request's last record, when its response was complete.
+	StageTimestamp time.Time `json:"stageTimestamp"`
+	ResponseStatus *struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 }
