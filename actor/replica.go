@@ -1,8 +1,8 @@
 package main
 
-// `actor status` shows of one actor replica the state the running replica
-// keeps in its status file (the file's format is
-// shared/status); render.go prints it. Only the actor writes and reads it.
+// A replica's state is what `actor status` shows of it, kept in the replica's
+// status file (format: shared/status); render.go prints it. Only the actor
+// writes and reads it.
 
 import (
 	"time"

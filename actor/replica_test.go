@@ -46,7 +46,7 @@ func TestDecodeReplicaState_TruncatedFileIsUnreadableAtEveryLength(t *testing.T)
 	}
 }
 
-func TestClamp_KeepsTheWorstCaseStateUnderTheBound(t *testing.T) {
+func TestReplicaStateClamp_KeepsTheWorstCaseStateUnderTheBound(t *testing.T) {
 	long := strings.Repeat("é", 10_000)
 	a := replicaState{Version: long, Identity: long, LeaseHolder: long, LastPollOutcome: long, LastError: long}
 	for range 100 {

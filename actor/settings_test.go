@@ -68,7 +68,7 @@ func actorDefaults(t *testing.T) settings {
 	}
 }
 
-func TestLoadSettings_Settings(t *testing.T) {
+func TestLoadSettings_DefaultsBlanksAndOverrides(t *testing.T) {
 	cases := []struct {
 		name  string
 		env   map[string]string
@@ -221,7 +221,7 @@ func TestLoadSettings_MissingRequiredIsFatal(t *testing.T) {
 	}
 }
 
-func TestLogValue_RedactsTheToken(t *testing.T) {
+func TestSettingsLogValue_RedactsTheToken(t *testing.T) {
 	for _, tc := range []struct {
 		name, tok, want string
 	}{

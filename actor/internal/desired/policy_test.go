@@ -32,7 +32,7 @@ func TestSteadyWait_AddsUpToTenPercent(t *testing.T) {
 	}
 }
 
-func TestNew_NonPositiveIntervalBecomesSixtySeconds(t *testing.T) {
+func TestNewPoller_NonPositiveIntervalBecomesSixtySeconds(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second} {
 		if p := NewPoller(nil, nil, nil, PollOptions{Interval: d}); p.interval != DefaultPollInterval || DefaultPollInterval != 60*time.Second {
 			t.Errorf("NewPoller(interval %s).interval = %s, want 60s", d, p.interval)

@@ -86,7 +86,7 @@ type PollOptions struct {
 	Results  func(PollResult) // told how every request ended, on Run's goroutine; nil: nobody listens
 }
 
-// New wires a poller that fetches from f and hands documents to e.
+// NewPoller wires a poller that fetches from f and hands documents to e.
 func NewPoller(f Fetcher, e Executor, clk clock.Clock, opts PollOptions) *Poller {
 	p := &Poller{fetcher: f, exec: e, clk: clk, interval: opts.Interval, bo: opts.Backoff, jitter: opts.Jitter,
 		log: opts.Log, progress: opts.Progress, results: opts.Results}
