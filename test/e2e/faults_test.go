@@ -99,8 +99,16 @@ func TestObserver_AuthFailureBacksOffInFull(t *testing.T) {
 		t.Errorf("%d attempts after 401s, the longest gap %s: the retry does not grow", len(reqs), longest)
 	}
 	t.Logf("%d attempts after 401s, the longest gap %s", len(reqs), longest.Truncate(time.Millisecond))
-	// Recovery: the next beat is accepted and carries the newest snapshot.
-	waitBeat(t, sim, after(sim.Seq(), nil))
+	// Recovery: the next beat is accepted and carries the newest snapshot. It
+	// comes after the wait drawn on the last 401, which after n failures may
+	// be up to 2^n s (at most the 5 min ceiling), so the window allows that
+	// much beside the usual one.
+	failures := len(heartbeatsAfter(sim, seq))
+	pending := 5 * time.Minute
+	if failures < 9 {
+		pending = min(time.Second<<failures, pending)
+	}
+	waitBeatWithin(t, sim, pending+beatWait, after(sim.Seq(), nil))
 }
 
 func TestObserver_RetryAfterIsHonoured(t *testing.T) {
