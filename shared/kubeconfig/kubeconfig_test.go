@@ -1,13 +1,14 @@
 package kubeconfig
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -75,9 +76,10 @@ func TestLoad_NamesAMissingKubeconfig(t *testing.T) {
 
 // Load's one bucket holds for the whole process only because every client is
 // built from a copy of its config and a copy shares the limiter: 30 requests
-// through clients built from two copies leave nothing for a third. The
-// bucket's clock is frozen, so none refills while the requests run; that
-// Load sets the bucket at all is the other test's check.
+// through clients built from two copies all wait on Load's own limiter.
+// Counting the waits, rather than reading the bucket's tokens afterwards,
+// keeps the check free of the wall clock: the request path waits on real
+// time, so a slow run refills the bucket while it runs.
 func TestLoad_ClientsBuiltFromCopiesOfTheConfigShareOneBucket(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, `{}`)
@@ -93,7 +95,8 @@ func TestLoad_ClientsBuiltFromCopiesOfTheConfigShareOneBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiterWithClock(cfg.QPS, cfg.Burst, frozen{time.Now()})
+	shared := &countingLimiter{RateLimiter: cfg.RateLimiter}
+	cfg.RateLimiter = shared
 	for i := range 2 {
 		c := rest.CopyConfig(cfg)
 		c.GroupVersion, c.APIPath = &schema.GroupVersion{Version: "v1"}, "/api"
@@ -108,14 +111,18 @@ func TestLoad_ClientsBuiltFromCopiesOfTheConfigShareOneBucket(t *testing.T) {
 			}
 		}
 	}
-	if cfg.RateLimiter.TryAccept() {
-		t.Error("the bucket still had a token after 30 requests through two clients: they did not share it")
+	if n := shared.waits.Load(); n != 30 {
+		t.Errorf("Load's limiter saw %d of the 30 requests made through two copies of its config: they did not share it", n)
 	}
 }
 
-// frozen is a clock at which no time passes.
-type frozen struct{ now time.Time }
+// countingLimiter counts the waits a client's request path makes on it.
+type countingLimiter struct {
+	flowcontrol.RateLimiter
+	waits atomic.Int32
+}
 
-func (f frozen) Now() time.Time                  { return f.now }
-func (f frozen) Sleep(time.Duration)             {}
-func (f frozen) Since(t time.Time) time.Duration { return f.now.Sub(t) }
+func (c *countingLimiter) Wait(ctx context.Context) error {
+	c.waits.Add(1)
+	return c.RateLimiter.Wait(ctx)
+}
