@@ -277,7 +277,9 @@ func TestRun_StopsWaitingWhenCancelled(t *testing.T) {
 // A platform that takes the connection and never answers costs one request
 // timeout, then the post is tried again: the timeout is no answer, not a
 // refusal. The real Registrar makes the posts, so the error is the one
-// net/http gives.
+// net/http gives. Only the first post stalls; a later one may still time out
+// on a loaded machine, so the test asks for at least one retry and one wait
+// before each, not for exactly two posts.
 func TestRun_RetriesAPostThatTimedOut(t *testing.T) {
 	stall := make(chan struct{})
 	var posts atomic.Int32
@@ -297,7 +299,7 @@ func TestRun_RetriesAPostThatTimedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := platform.NewRegistrar(platform.Options{BaseURL: base, Timeout: 50 * time.Millisecond})
+	reg, err := platform.NewRegistrar(platform.Options{BaseURL: base, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,9 +311,9 @@ func TestRun_RetriesAPostThatTimedOut(t *testing.T) {
 		Sleep:  func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
 	}, &bytes.Buffer{})
 	if err != nil {
-		t.Fatalf("Run: %v, want the second post to register", err)
+		t.Fatalf("Run: %v, want a retry to register", err)
 	}
-	if n := posts.Load(); n != 2 || len(waits) != 1 {
-		t.Errorf("%d posts and %d waits, want 2 and 1", n, len(waits))
+	if n := int(posts.Load()); n < 2 || len(waits) != n-1 {
+		t.Errorf("%d posts and %d waits, want at least 2 posts and a wait before each retry", n, len(waits))
 	}
 }
