@@ -61,7 +61,7 @@ var (
 	humanPace = pace{poll: 2 * time.Second, fullBeat: 10 * time.Second, debounce: time.Second, minGap: 2 * time.Second,
 		join: 3 * time.Second, linger: 10 * time.Second, timeout: 3 * time.Minute, quiet: 25 * time.Second, refresh: time.Second}
 	fastPace = pace{poll: time.Second, fullBeat: 3 * time.Second, debounce: 200 * time.Millisecond, minGap: 500 * time.Millisecond,
-		join: 300 * time.Millisecond, timeout: time.Minute, quiet: 8 * time.Second, refresh: 250 * time.Millisecond}
+		join: 300 * time.Millisecond, timeout: 2 * time.Minute, quiet: 8 * time.Second, refresh: 250 * time.Millisecond}
 )
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
