@@ -62,3 +62,45 @@ func linked(t *testing.T, module string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// TestModules_BuildAloneWithTheVersionsTheTestsRan: the images build each
+// module with GOWORK=off, the tests run in the workspace, and the workspace
+// takes the highest version any module asks for. A module that asks for less
+// than the test module would ship dependencies no test ran (as shared,
+// observer and actor once did with golang.org/x/sys and protobuf), and its
+// lone build would compile them all a second time.
+func TestModules_BuildAloneWithTheVersionsTheTestsRan(t *testing.T) {
+	for _, module := range []string{"shared", "observer", "actor", "test"} {
+		alone, workspace := moduleVersions(t, module, "GOWORK=off"), moduleVersions(t, module)
+		if len(alone) == 0 {
+			t.Fatalf("%s: go list found no dependency modules: the check cannot fail", module)
+		}
+		for path, v := range alone {
+			if workspace[path] != v {
+				t.Errorf("%s alone builds %s %s; the workspace tests it with %q", module, path, v, workspace[path])
+			}
+		}
+	}
+}
+
+// moduleVersions maps each dependency module that module's packages and
+// their tests use to its version, under the given extra environment.
+func moduleVersions(t *testing.T, module string, env ...string) map[string]string {
+	t.Helper()
+	list := exec.Command("go", "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{end}}", "./...")
+	list.Dir = filepath.Join(root(t), module)
+	list.Env = append(os.Environ(), env...)
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list in %s: %v", module, err)
+	}
+	versions := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		// The repository's own modules are in the workspace and replaced by a
+		// path when alone: neither has a version to compare.
+		if path, v, ok := strings.Cut(line, " "); ok && !strings.HasPrefix(path, "kubehz.dev/agent/") {
+			versions[path] = v
+		}
+	}
+	return versions
+}
