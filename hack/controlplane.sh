@@ -23,7 +23,7 @@ source "$root/hack/cache.sh"
 dir="$cache/kube-$KUBE_VERSION-etcd-$ETCD_VERSION"
 
 built() { [[ -x "$dir/kube-apiserver" && -x "$dir/kube-controller-manager" && -x "$dir/etcd" ]]; }
-reuse_or_lock .lock
+reuse_or_lock ".lock-kube-$KUBE_VERSION"
 
 tmp="$(mktemp -d "$cache/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
@@ -42,9 +42,22 @@ for cmd in kube-apiserver kube-controller-manager; do
     GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
   mv "$tmp/$cmd" "$dir/"
 done
+# Both Kubernetes versions run the same etcd, and make test builds them side
+# by side: the first to get here builds it once, under its own lock, into a
+# directory of its own, and each control plane takes a copy.
 if [[ ! -x "$dir/etcd" ]]; then
-  (cd "$root/test/tools/etcd" &&
-    GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" .)
+  etcd="$cache/etcd-$ETCD_VERSION/etcd"
+  (
+    exec 8>"$cache/.lock-etcd-$ETCD_VERSION"
+    flock 8
+    if [[ ! -x "$etcd" ]]; then
+      (cd "$root/test/tools/etcd" &&
+        GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" .)
+      mkdir -p "${etcd%/*}"
+      mv "$tmp/etcd" "$etcd"
+    fi
+  )
+  cp "$etcd" "$tmp/etcd"
   mv "$tmp/etcd" "$dir/"
 fi
 echo "$dir"
