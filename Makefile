@@ -114,9 +114,9 @@ GOLANGCI_LINT = $(TOOLS_CACHE)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-l
 
 # vet, lint and the lone builds compile as the images do, without cgo and
 # with trimmed paths, so the demo's and the release tests' builds of the
-# binaries find every package already compiled (and golangci-lint's build
-# and the control planes' share the standard library's). With cgo on, a cold cache
-# compiled the whole tree a second time: about 460 CPU-seconds.
+# binaries find every package already compiled, and golangci-lint's build
+# and the control planes' share its standard library. With cgo on, a cold
+# cache compiled the whole tree a second time: about 460 CPU-seconds.
 AS_SHIPPED := CGO_ENABLED=0 GOFLAGS="$(strip $(GOFLAGS) -trimpath)"
 
 ## lint: go vet, then golangci-lint (pinned; the linters in .golangci.yml)
