@@ -51,8 +51,12 @@ const (
 	defaultJoinDelay = time.Second
 	defaultKubelet   = "v1.35.5"
 
-	// resync is how often a pass runs without any watch event.
-	resync = 250 * time.Millisecond
+	// resync is how often a pass runs without any watch event: what no
+	// watch reports (a server the simulated cloud created, a join delay
+	// run out, a Lease due) waits at most this long. Every pass lists the
+	// pools, Machines, Nodes and pods, so a shorter one costs the apiserver
+	// and the race-instrumented test binary CPU for the whole suite.
+	resync = time.Second
 	// passTimeout bounds one pass, every API call included.
 	passTimeout = 15 * time.Second
 	// leaseRenewal is how often a live kubelet renews its Node's Lease:
