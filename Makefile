@@ -40,13 +40,14 @@ SAFETY := TestSafety_TenThousandRandomScenarios
 # and the safety test fill their waiting.
 E2E := kubehz.dev/agent/test/e2e
 test:
-	@set -e; logs="$$(mktemp -d)"; bin="$$logs/e2e.test"; \
-	trap 'kill $$compat $$e2e $$safety 2>/dev/null || true; rm -rf "$$logs"' EXIT; \
+	@set -e; logs="$$(mktemp -d)"; bin="$$logs/e2e.test"; compat=; build=; e2e=; safety=; \
+	trap 'kill $$compat $$build $$e2e $$safety 2>/dev/null || true; wait; rm -rf "$$logs"' EXIT; \
 	( assets="$$(hack/controlplane.sh 1.35)"; until [ -x "$$bin" ]; do sleep 2; done; \
 	  echo "== test/e2e on Kubernetes 1.35"; \
-	  KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8 hack/e2e.sh "$$bin" ) >"$$logs/e2e-1.35" 2>&1 & compat=$$!; \
+	  export KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8; \
+	  exec hack/e2e.sh "$$bin" ) >"$$logs/e2e-1.35" 2>&1 & compat=$$!; \
 	(cd test && go test -race -c -o "$$bin.tmp" ./e2e/ && mv "$$bin.tmp" "$$bin") & build=$$!; \
-	$(MAKE) --no-print-directory controlplane; wait $$build; \
+	$(MAKE) --no-print-directory controlplane; wait $$build; build=; \
 	export KUBEHZ_TEST_ASSETS="$$(hack/controlplane.sh)"; \
 	hack/e2e.sh "$$bin" >"$$logs/e2e" 2>&1 & e2e=$$!; \
 	(cd actor && go test -race -count=1 -timeout 30m -run '^$(SAFETY)$$' -v ./internal/safety) >"$$logs/safety" 2>&1 & safety=$$!; \
@@ -55,11 +56,11 @@ test:
 	  (cd $$m && go test -race -count=1 -timeout 30m -skip '^$(SAFETY)$$' $$(go list ./... | grep -vx '$(E2E)')); \
 	done; \
 	echo "== actor: $(SAFETY)"; \
-	wait $$safety || { cat "$$logs/safety"; exit 1; }; \
+	wait $$safety || { cat "$$logs/safety"; exit 1; }; safety=; \
 	grep -E 'seed|totals|^ok' "$$logs/safety"; \
 	echo "== test/e2e on Kubernetes 1.37"; \
-	status=0; wait $$e2e || status=$$?; cat "$$logs/e2e"; \
-	wait $$compat || status=$$?; cat "$$logs/e2e-1.35"; exit $$status
+	status=0; wait $$e2e || status=$$?; e2e=; cat "$$logs/e2e"; \
+	wait $$compat || status=$$?; compat=; cat "$$logs/e2e-1.35"; exit $$status
 
 ## test-k8s-1.35: the end-to-end suite on kube-apiserver 1.35, what pilot clusters run
 test-k8s-1.35:

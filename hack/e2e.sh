@@ -14,12 +14,19 @@ cd "$(dirname "$0")/../test/e2e"
 half='^Test(Heal|Upgrade|World)_'
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-run() { "$bin" -test.paniconexit0 -test.timeout=30m "$@"; }
+# Stopped (make test's cleanup, a Ctrl-C), it stops both halves and waits
+# while each stops the control plane and the processes it started.
+trap 'kill -TERM "$first" "$second" 2>/dev/null || true; wait; exit 143' TERM INT
+# exec: run is only started in the background, and the pid the trap signals
+# must be the test binary's, not that of a subshell waiting for it.
+run() { exec "$bin" -test.paniconexit0 -test.timeout=30m "$@"; }
 run -test.run "$half" >"$out/heal-upgrade" 2>&1 &
 first=$!
+run -test.skip "$half" >"$out/rest" 2>&1 &
+second=$!
 status=0
-run -test.skip "$half" >"$out/rest" 2>&1 || status=$?
 wait "$first" || status=$?
+wait "$second" || status=$?
 echo "-- Heal, Upgrade and World tests"
 cat "$out/heal-upgrade"
 echo "-- the other tests"

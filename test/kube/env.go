@@ -65,6 +65,7 @@ type Env struct {
 	env       *envtest.Environment
 	assets    string      // the pinned control plane's binaries
 	restarted []*exec.Cmd // kube-apiservers started by RestartAPIServer
+	forget    func()      // drops Stop from what an interrupt stops
 }
 
 // Options tune the control plane.
@@ -108,18 +109,19 @@ func Start(opts Options) (*Env, error) {
 	for name, values := range opts.APIServerArgs {
 		api.Configure().Set(name, values...)
 	}
-	cfg, err := te.Start()
-	if err != nil {
+	e := &Env{Root: root, env: te, assets: assets}
+	// Registered before the start, which is where an interrupt most often
+	// lands: a cold apiserver can take a minute to come up.
+	e.forget = onInterrupt(func() { _ = e.Stop() })
+	if e.Config, err = te.Start(); err != nil {
+		e.forget()
 		return nil, fmt.Errorf("start control plane from %s: %w", assets, err)
 	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		_ = te.Stop()
-		return nil, err
+	if e.Client, err = kubernetes.NewForConfig(e.Config); err == nil {
+		err = e.checkVersions()
 	}
-	e := &Env{Config: cfg, Client: client, Root: root, env: te, assets: assets}
-	if err := e.checkVersions(); err != nil {
-		_ = te.Stop()
+	if err != nil {
+		_ = e.Stop()
 		return nil, err
 	}
 	return e, nil
@@ -191,6 +193,7 @@ func (e *Env) etcdCall(ctx context.Context, method, path, body string, out any) 
 // RestartAPIServer the original apiserver process is already gone, which
 // envtest reports as an error; the restarted one is stopped here.
 func (e *Env) Stop() error {
+	defer e.forget()
 	for _, cmd := range e.restarted {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 	}

@@ -1,12 +1,10 @@
 package kube
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestStart_ReportsPinnedVersion(t *testing.T) {
@@ -19,9 +17,6 @@ func TestStart_ReportsPinnedVersion(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_ = ctx
 	v, err := env.Client.Discovery().ServerVersion()
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,10 @@ func StartProcessTee(bin string, env []string, tee io.Writer, args ...string) (*
 		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
 	}
 	p := &Process{cmd: cmd, out: buf, done: make(chan struct{})}
+	forget := onInterrupt(func() { _ = cmd.Process.Kill() })
 	go func() {
 		p.err = cmd.Wait()
+		forget()
 		close(p.done)
 	}()
 	return p, nil

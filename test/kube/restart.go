@@ -43,18 +43,14 @@ func (e *Env) RestartAPIServer(ctx context.Context, down time.Duration) error {
 	case <-time.After(down):
 	}
 	cmd := exec.Command(args[0], args[1:]...)
+	// Its output is dropped, as envtest drops the first one's: a log file
+	// in the temporary directory outlived every run.
 	cmd.Env = environ
-	log, err := os.Create(filepath.Join(os.TempDir(), fmt.Sprintf("kube-apiserver-restarted-%d.log", os.Getpid())))
-	if err != nil {
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		log.Close()
 		return fmt.Errorf("restart kube-apiserver: %w", err)
 	}
 	e.restarted = append(e.restarted, cmd)
-	go func() { _ = cmd.Wait(); log.Close() }()
+	go func() { _ = cmd.Wait() }()
 	for {
 		if body, err := e.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err == nil && bytes.Equal(body, []byte("ok")) {
 			return nil
@@ -73,7 +69,12 @@ func (e *Env) apiserverProcess() (int, []string, []string, error) {
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	flag := "--secure-port=" + u.Port()
+	return findProcess("kube-apiserver", "--secure-port="+u.Port())
+}
+
+// findProcess finds the running process of the binary called name that has
+// arg among its arguments, and gives its pid, arguments and environment.
+func findProcess(name, arg string) (int, []string, []string, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, nil, nil, err
@@ -88,7 +89,7 @@ func (e *Env) apiserverProcess() (int, []string, []string, error) {
 			continue
 		}
 		args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
-		if filepath.Base(args[0]) != "kube-apiserver" || !slices.Contains(args, flag) {
+		if filepath.Base(args[0]) != name || !slices.Contains(args, arg) {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
@@ -97,7 +98,7 @@ func (e *Env) apiserverProcess() (int, []string, []string, error) {
 		}
 		return pid, args, strings.Split(strings.TrimSuffix(string(env), "\x00"), "\x00"), nil
 	}
-	return 0, nil, nil, fmt.Errorf("no kube-apiserver process with %s", flag)
+	return 0, nil, nil, fmt.Errorf("no %s process with %s", name, arg)
 }
 
 // exited reports whether pid is gone or a zombie waiting to be reaped.

@@ -1,0 +1,78 @@
+package kube
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// envtest starts etcd and kube-apiserver in process groups of their own, so
+// a Ctrl-C at the terminal, or make test's cleanup sending SIGTERM, reaches
+// the test binary but not them: an interrupted run used to leave both
+// running, holding their ports and data directories, until someone killed
+// them by hand. The binaries a test starts share the test's process group,
+// which a SIGTERM to the test alone does not reach either. So while anything
+// is running, SIGINT and SIGTERM stop it all, then end the test binary as
+// the signal would have. The demo is not a test binary: it stops what it
+// started itself, and tells the story as it does.
+var cleanup struct {
+	sync.Mutex
+	next  int
+	stops map[int]func()
+	quit  chan struct{}
+}
+
+// onInterrupt runs stop if the test binary is interrupted before the
+// returned forget is called.
+func onInterrupt(stop func()) (forget func()) {
+	if !testing.Testing() {
+		return func() {}
+	}
+	cleanup.Lock()
+	defer cleanup.Unlock()
+	if len(cleanup.stops) == 0 {
+		cleanup.stops = map[int]func(){}
+		cleanup.quit = make(chan struct{})
+		signals := make(chan os.Signal, 1)
+		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+		go awaitInterrupt(signals, cleanup.quit)
+	}
+	id := cleanup.next
+	cleanup.next++
+	cleanup.stops[id] = stop
+	return func() {
+		cleanup.Lock()
+		defer cleanup.Unlock()
+		if _, ok := cleanup.stops[id]; !ok {
+			return
+		}
+		delete(cleanup.stops, id)
+		// The watcher goes when nothing is left to stop, so goleak sees
+		// no goroutine of ours after a test that stopped what it started.
+		if len(cleanup.stops) == 0 {
+			close(cleanup.quit)
+		}
+	}
+}
+
+func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
+	defer signal.Stop(signals)
+	select {
+	case <-quit:
+	case sig := <-signals:
+		cleanup.Lock()
+		stops := make([]func(), 0, len(cleanup.stops))
+		for _, stop := range cleanup.stops {
+			stops = append(stops, stop)
+		}
+		cleanup.Unlock()
+		var wg sync.WaitGroup
+		for _, stop := range stops {
+			wg.Go(stop)
+		}
+		wg.Wait()
+		os.Exit(128 + int(sig.(syscall.Signal)))
+	}
+}
