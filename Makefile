@@ -42,14 +42,12 @@ E2E := kubehz.dev/agent/test/e2e
 test:
 	@set -e; logs="$$(mktemp -d)"; bin="$$logs/e2e.test"; compat=; build=; e2e=; safety=; \
 	trap 'kill $$compat $$build $$e2e $$safety 2>/dev/null || true; wait; rm -rf "$$logs"' EXIT; \
-	( assets="$$(hack/controlplane.sh 1.35)"; until [ -x "$$bin" ]; do sleep 2; done; \
-	  echo "== test/e2e on Kubernetes 1.35"; \
-	  export KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8; \
-	  exec hack/e2e.sh "$$bin" ) >"$$logs/e2e-1.35" 2>&1 & compat=$$!; \
+	( hack/controlplane.sh 1.35 >/dev/null; until [ -x "$$bin" ]; do sleep 2; done; \
+	  echo "== test/e2e on Kubernetes 1.35"; exec hack/e2e.sh "$$bin" 1.35 ) >"$$logs/e2e-1.35" 2>&1 & compat=$$!; \
 	(cd test && go test -race -c -o "$$bin.tmp" ./e2e/ && mv "$$bin.tmp" "$$bin") & build=$$!; \
 	$(MAKE) --no-print-directory controlplane; wait $$build; build=; \
-	export KUBEHZ_TEST_ASSETS="$$(hack/controlplane.sh)"; \
 	hack/e2e.sh "$$bin" >"$$logs/e2e" 2>&1 & e2e=$$!; \
+	export KUBEHZ_TEST_ASSETS="$$(hack/controlplane.sh)"; \
 	(cd actor && go test -race -count=1 -timeout 30m -run '^$(SAFETY)$$' -v ./internal/safety) >"$$logs/safety" 2>&1 & safety=$$!; \
 	for m in $(MODULES); do \
 	  echo "== $$m"; \
@@ -64,10 +62,9 @@ test:
 
 ## test-k8s-1.35: the end-to-end suite on kube-apiserver 1.35, what pilot clusters run
 test-k8s-1.35:
-	@set -e; assets="$$(hack/controlplane.sh 1.35)"; bin="$$(mktemp -d)/e2e.test"; \
-	trap 'rm -rf "$${bin%/*}"' EXIT; (cd test && go test -race -c -o "$$bin" ./e2e/); \
-	echo "== test/e2e on Kubernetes 1.35"; \
-	KUBEHZ_TEST_ASSETS="$$assets" KUBEHZ_TEST_KUBE_VERSION=v1.35.8 hack/e2e.sh "$$bin"
+	@set -e; bin="$$(mktemp -d)/e2e.test"; trap 'rm -rf "$${bin%/*}"' EXIT; \
+	(cd test && go test -race -c -o "$$bin" ./e2e/); \
+	echo "== test/e2e on Kubernetes 1.35"; hack/e2e.sh "$$bin" 1.35
 
 ## bench: every module's Go benchmarks (test/footprint among them: a Lease
 ## held through tools/leaderelection against one held with kubeapi's own
