@@ -28,7 +28,8 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 # Stopped (make test's cleanup, a Ctrl-C), it stops both halves and waits
 # while each stops the control plane and the processes it started.
-trap 'kill -TERM "$first" "$second" 2>/dev/null || true; wait; exit 143' TERM INT
+first= second=
+trap 'kill -TERM $first $second 2>/dev/null || true; wait; exit 143' TERM INT
 # exec: run is only started in the background, and the pid the trap signals
 # must be the test binary's, not that of a subshell waiting for it.
 run() { exec "$bin" -test.paniconexit0 -test.timeout=30m "$@"; }
