@@ -58,9 +58,9 @@ func onInterrupt(stop func()) (forget func()) {
 }
 
 func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
-	defer signal.Stop(signals)
 	select {
 	case <-quit:
+		signal.Stop(signals)
 	case sig := <-signals:
 		cleanup.Lock()
 		stops := make([]func(), 0, len(cleanup.stops))
