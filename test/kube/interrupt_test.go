@@ -18,26 +18,26 @@ const interruptedChildEnv = "KUBEHZ_TEST_INTERRUPTED_CHILD"
 // control plane and a process, prints what it started on one line, and
 // waits to be signalled (ten minutes at most).
 func interruptedChild() {
-	env, err := Start(Options{})
-	if err != nil {
+	fail := func(err error) {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
+	env, err := Start(Options{})
+	if err != nil {
+		fail(err)
+	}
 	sleeper, err := StartProcess("/bin/sleep", nil, "600")
 	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
+		fail(err)
 	}
 	etcdDir := env.env.ControlPlane.Etcd.DataDir
 	apiserver, _, _, err := env.apiserverProcess()
 	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
+		fail(err)
 	}
 	etcd, _, _, err := findProcess("etcd", "--data-dir="+etcdDir)
 	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
+		fail(err)
 	}
 	fmt.Println(apiserver, etcd, sleeper.Pid(), env.env.ControlPlane.APIServer.CertDir, etcdDir)
 	time.Sleep(10 * time.Minute)
@@ -83,8 +83,15 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 	// Whatever the child leaves running fails the test, and is not left
 	// running on this machine either.
 	t.Cleanup(func() {
+		// Only after a failure: a pid that ended may since name another
+		// process.
+		if !t.Failed() {
+			return
+		}
 		for _, pid := range started {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if !exited(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	})
 	for name, pid := range started {
@@ -94,8 +101,12 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 	}
 	// The control: envtest puts its processes in groups of their own, so
 	// the signal that reaches the test binary does not reach them.
+	childGroup, err := syscall.Getpgid(child.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if g, err := syscall.Getpgid(started[name]); err != nil || g == child.Process.Pid {
+		if g, err := syscall.Getpgid(started[name]); err != nil || g == childGroup {
 			t.Fatalf("%s is in process group %d (%v), the child's own: the test would not show the cleanup", name, g, err)
 		}
 	}
