@@ -20,7 +20,7 @@ func startWorld(t *testing.T) *World {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Log(w.Controllers.Output())
+			t.Log(w.Controllers.PostMortem())
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -52,7 +52,7 @@ func machineWorldWith(t *testing.T, opts clustersim.Options, ctrl kube.Controlle
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Log(world.Controllers.Output())
+			t.Log(world.Controllers.PostMortem())
 		}
 		bg, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

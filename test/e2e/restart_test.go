@@ -178,7 +178,7 @@ func restartWorld(t *testing.T, env *kube.Env) dynamic.ResourceInterface {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Log(sim.Controllers.Output())
+			t.Log(sim.Controllers.PostMortem())
 		}
 		if err := sim.Stop(); err != nil {
 			t.Error(err)

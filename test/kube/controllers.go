@@ -124,7 +124,8 @@ func (e *Env) StartControllers(ctx context.Context, dir string, opts ControllerO
 	if opts.JoinClusterTimeout > 0 {
 		args = append(args, "-join-cluster-timeout="+opts.JoinClusterTimeout.String())
 	}
-	c.mc, err = StartProcessTee(filepath.Join(mcAssets, "machine-controller"), []string{"KUBEHZ_SIMCLOUD_DIR=" + opts.CloudDir},
+	// GOTRACEBACK=all: Stuck's SIGQUIT then prints every goroutine.
+	c.mc, err = StartProcessTee(filepath.Join(mcAssets, "machine-controller"), []string{"KUBEHZ_SIMCLOUD_DIR=" + opts.CloudDir, "GOTRACEBACK=all"},
 		prefixed(opts.Log, "machine-controller: "), args...)
 	if err != nil {
 		return nil, err
@@ -231,6 +232,32 @@ func (c *Controllers) Output() string {
 		}
 	}
 	return b.String()
+}
+
+// Stuck is for a test that gave up waiting on machine-controller: it ends
+// machine-controller with SIGQUIT and returns the stacks of the goroutines
+// that were then in machine-controller's own code, such as a reconcile
+// blocked on a call. Output keeps the whole dump.
+func (c *Controllers) Stuck() string {
+	if c.mc == nil {
+		return "machine-controller never started"
+	}
+	if c.mc.Exited() {
+		return "machine-controller had exited on its own"
+	}
+	c.mc.Quit(10 * time.Second)
+	found := goroutinesIn(c.mc.Output(), "k8c.io/machine-controller/")
+	if len(found) == 0 {
+		return "machine-controller, quit: no goroutine was in its own code"
+	}
+	return fmt.Sprintf("machine-controller, quit: %d goroutines were in its own code:\n\n%s", len(found), strings.Join(found, "\n\n"))
+}
+
+// PostMortem is a failed test's account of the controllers: Stuck's
+// goroutines after everything the controllers wrote.
+func (c *Controllers) PostMortem() string {
+	stuck := c.Stuck()
+	return c.Output() + "\n" + stuck
 }
 
 // Stop unregisters the webhook and stops the controllers, machine-controller

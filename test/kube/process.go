@@ -127,6 +127,16 @@ func (p *Process) Stop(timeout time.Duration) (int, error) {
 	return code, nil
 }
 
+// Quit sends SIGQUIT, on which a Go program writes its goroutines' stacks
+// to stderr and exits, and waits up to timeout for that; then it kills.
+func (p *Process) Quit(timeout time.Duration) {
+	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+	if _, err := p.Wait(timeout); err != nil {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
 // Kill ends the process at once, as a crash or an OOM kill would.
 func (p *Process) Kill() {
 	p.killed = true

@@ -250,7 +250,7 @@ func machineWorld(t *testing.T) (*clustersim.World, dynamic.ResourceInterface) {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Log(world.Controllers.Output())
+			t.Log(world.Controllers.PostMortem())
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -222,6 +222,14 @@ func (d *demo) play(ctx context.Context, plat *platform, world *clustersim.World
 	}()
 	s := &story{plat: plat, world: world, client: env.Client, screen: scr, pace: d.pace}
 	err := s.play(storyCtx)
+	if err != nil && ctx.Err() == nil {
+		// Whether machine-controller stalled is the first question about a
+		// step that timed out; its log does not say where it waits.
+		stuck := filepath.Join(d.logDir, "machine-controller-stuck.log")
+		if werr := os.WriteFile(stuck, []byte(world.Controllers.Stuck()+"\n"), 0o644); werr != nil {
+			d.say("Could not write %s: %v", stuck, werr)
+		}
+	}
 	abort(nil)
 	<-watchDone
 	stopView()
