@@ -66,7 +66,9 @@ var harness struct {
 }
 
 func TestMain(m *testing.M) {
+	disarm := kube.StopBeforeTimeout()
 	code := m.Run()
+	disarm()
 	// The control plane goes first: the clients' connections to it and the
 	// restarted apiserver's reaper end with it, and are the harness', not a
 	// benchmark's.

@@ -45,7 +45,9 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	baseline := goleak.IgnoreCurrent()
+	disarm := kube.StopBeforeTimeout()
 	code := m.Run()
+	disarm()
 	if code == 0 {
 		if err := goleak.Find(baseline); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)

@@ -88,7 +88,9 @@ func (a AgentEnv) List(extra ...string) []string {
 // the harness's, not the agent's, which runs in processes of its own.
 func RunLeakChecked(m interface{ Run() int }) int {
 	baseline := goleak.IgnoreCurrent()
+	disarm := StopBeforeTimeout()
 	code := m.Run()
+	disarm()
 	if code == 0 {
 		if err := goleak.Find(baseline, goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*ClientConn).readLoop")); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)

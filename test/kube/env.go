@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -66,6 +67,8 @@ type Env struct {
 	assets    string      // the pinned control plane's binaries
 	restarted []*exec.Cmd // kube-apiservers started by RestartAPIServer
 	forget    func()      // drops Stop from what an interrupt stops
+	stopOnce  sync.Once
+	stopErr   error
 }
 
 // Options tune the control plane.
@@ -191,8 +194,15 @@ func (e *Env) etcdCall(ctx context.Context, method, path, body string, out any) 
 
 // Stop shuts the control plane down and removes its data. After a
 // RestartAPIServer the original apiserver process is already gone, which
-// envtest reports as an error; the restarted one is stopped here.
+// envtest reports as an error; the restarted one is stopped here. Only the
+// first call stops: StopBeforeTimeout may have stopped it while a test
+// still ran, and the test's own Stop comes after.
 func (e *Env) Stop() error {
+	e.stopOnce.Do(func() { e.stopErr = e.stop() })
+	return e.stopErr
+}
+
+func (e *Env) stop() error {
 	defer e.forget()
 	for _, cmd := range e.restarted {
 		_ = cmd.Process.Signal(syscall.SIGTERM)

@@ -1,11 +1,14 @@
 package kube
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // envtest starts etcd and kube-apiserver in process groups of their own, so
@@ -15,7 +18,7 @@ import (
 // them by hand. The binaries a test starts share the test's process group,
 // which a SIGTERM to the test alone does not reach either. So while anything
 // is running, SIGINT and SIGTERM stop it all, then end the test binary as
-// the signal would have. The demo is not a test binary: it stops what it
+// the signal would have; StopBeforeTimeout does the same for a timeout. The demo is not a test binary: it stops what it
 // started itself, and tells the story as it does.
 var cleanup struct {
 	sync.Mutex
@@ -62,17 +65,63 @@ func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
 	case <-quit:
 		signal.Stop(signals)
 	case sig := <-signals:
-		cleanup.Lock()
-		stops := make([]func(), 0, len(cleanup.stops))
-		for _, stop := range cleanup.stops {
-			stops = append(stops, stop)
-		}
-		cleanup.Unlock()
-		var wg sync.WaitGroup
-		for _, stop := range stops {
-			wg.Go(stop)
-		}
-		wg.Wait()
+		stopAll()
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}
+}
+
+// stopAll stops everything registered and still running, side by side.
+func stopAll() int {
+	cleanup.Lock()
+	stops := make([]func(), 0, len(cleanup.stops))
+	for _, stop := range cleanup.stops {
+		stops = append(stops, stop)
+	}
+	cleanup.Unlock()
+	var wg sync.WaitGroup
+	for _, stop := range stops {
+		wg.Go(stop)
+	}
+	wg.Wait()
+	return len(stops)
+}
+
+// StopBeforeTimeout is for TestMain, just before m.Run. A test binary that
+// runs past -test.timeout panics, and a panic runs no cleanup: the control
+// planes would outlive it, as they outlived an interrupt. So a tenth of the
+// timeout before it (a minute at most), everything still running is
+// stopped, and the stuck test then fails or times out and prints its
+// goroutines as before. It parses the command line if m.Run has not yet.
+func StopBeforeTimeout() (disarm func()) {
+	return stopBefore(0)
+}
+
+// stopBefore is StopBeforeTimeout stopping margin before the timeout, or
+// timeoutMargin before it when margin is zero.
+func stopBefore(margin time.Duration) (disarm func()) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		return func() {}
+	}
+	timeout, ok := f.Value.(flag.Getter).Get().(time.Duration)
+	if !ok || timeout <= 0 {
+		return func() {}
+	}
+	if margin == 0 {
+		margin = timeoutMargin(timeout)
+	}
+	timer := time.AfterFunc(timeout-margin, func() {
+		fmt.Fprintf(os.Stderr, "kube: -test.timeout (%s) is %s away, and its panic stops nothing: stopping what the tests started\n", timeout, margin)
+		fmt.Fprintf(os.Stderr, "kube: stopped %d control planes and processes\n", stopAll())
+	})
+	return func() { timer.Stop() }
+}
+
+// timeoutMargin leaves time to stop control planes under load, and is
+// short beside a timeout the tests are meant to stay well inside.
+func timeoutMargin(timeout time.Duration) time.Duration {
+	return min(timeout/10, time.Minute)
 }

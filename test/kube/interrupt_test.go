@@ -3,45 +3,67 @@ package kube
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-const interruptedChildEnv = "KUBEHZ_TEST_INTERRUPTED_CHILD"
+// childEnv runs this test binary as the child of one of the tests below,
+// in the mode it names.
+const childEnv = "KUBEHZ_TEST_CHILD"
 
-// interruptedChild is this test binary run again by
-// TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted: it starts a
-// control plane and a process, prints what it started on one line, and
-// waits to be signalled (ten minutes at most).
-func interruptedChild() {
-	fail := func(err error) {
+const (
+	interruptedChild = "interrupted"
+	timedOutChild    = "timed-out"
+)
+
+// runChild is TestMain in a child: it starts a control plane and a
+// process, prints what it started on one line, and then waits for the
+// signal (interrupted), or hangs in TestTimedOutChild_HangsUntilTheTimeout
+// until -test.timeout with the stop set 10 s before it (timed-out).
+func runChild(m *testing.M, mode string) int {
+	fail := func(err error) int {
 		fmt.Println("error:", err)
-		os.Exit(1)
+		return 1
 	}
 	env, err := Start(Options{})
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	sleeper, err := StartProcess("/bin/sleep", nil, "600")
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	etcdDir := env.env.ControlPlane.Etcd.DataDir
 	apiserver, _, _, err := env.apiserverProcess()
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	etcd, _, _, err := findProcess("etcd", "--data-dir="+etcdDir)
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	fmt.Println(apiserver, etcd, sleeper.Pid(), env.env.ControlPlane.APIServer.CertDir, etcdDir)
+	if mode == timedOutChild {
+		stopBefore(10 * time.Second)
+		return m.Run()
+	}
 	time.Sleep(10 * time.Minute)
-	os.Exit(1)
+	return 1
+}
+
+// TestTimedOutChild_HangsUntilTheTimeout is the timed-out child's test,
+// skipped anywhere else.
+func TestTimedOutChild_HangsUntilTheTimeout(t *testing.T) {
+	if os.Getenv(childEnv) != timedOutChild {
+		t.Skip("run only as the child of TestTimeout_StopsTheControlPlaneBeforeThePanic")
+	}
+	time.Sleep(10 * time.Minute)
 }
 
 // TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted: make test
@@ -49,37 +71,91 @@ func interruptedChild() {
 // stops them with SIGINT; whatever they started must go with them, and
 // envtest's data directories too.
 func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), interruptedChildEnv+"=1")
-	stdout, err := child.StdoutPipe()
+	t.Parallel() // each waits on a child of its own
+	c := startChild(t, interruptedChild, "-test.run=^$")
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.awaitExit(t, 90*time.Second); code != 128+15 {
+		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, c.stderr.String())
+	}
+	c.requireAllGone(t)
+}
+
+// TestTimeout_StopsTheControlPlaneBeforeThePanic: a test binary past its
+// -test.timeout panics without running a cleanup; what it started must be
+// stopped before that, and the timeout still reported as one.
+func TestTimeout_StopsTheControlPlaneBeforeThePanic(t *testing.T) {
+	t.Parallel() // each waits on a child of its own
+	c := startChild(t, timedOutChild, "-test.run=^TestTimedOutChild_HangsUntilTheTimeout$", "-test.timeout=20s")
+	code := c.awaitExit(t, 90*time.Second)
+	stderr := c.stderr.String()
+	if code != 2 || !strings.Contains(stderr, "panic: test timed out after 20s") {
+		t.Errorf("child ended with code %d, want 2 and a timeout panic; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "kube: stopped 2 control planes and processes") {
+		t.Errorf("the child never said it stopped its control plane and its process; stderr:\n%s", stderr)
+	}
+	c.requireAllGone(t)
+}
+
+func TestStopBefore_ATenthOfTheTimeoutAndAMinuteAtMost(t *testing.T) {
+	for timeout, want := range map[time.Duration]time.Duration{
+		20 * time.Second: 2 * time.Second,
+		10 * time.Minute: time.Minute,
+		40 * time.Minute: time.Minute,
+	} {
+		if got := timeoutMargin(timeout); got != want {
+			t.Errorf("margin for %s: %s, want %s", timeout, got, want)
+		}
+	}
+}
+
+// child is this test binary, run again by a test in a mode of runChild.
+type child struct {
+	cmd     *exec.Cmd
+	stderr  bytes.Buffer
+	exit    chan error
+	started map[string]int // pids by command
+	dirs    []string       // envtest's data directories
+}
+
+// startChild starts the child and reads what it started, which must be
+// running, with kube-apiserver and etcd in process groups other than the
+// child's: a signal to the child, or its end, does not reach them.
+func startChild(t *testing.T, mode string, args ...string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(os.Args[0], args...), exit: make(chan error, 1)}
+	c.cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
+	c.cmd.Stderr = &c.stderr
+	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines, exit := make(chan string, 1), make(chan error, 1)
+	lines := make(chan string, 1)
 	go func() {
 		// The pipe is read to its end before Wait closes it.
 		line, _ := bufio.NewReader(stdout).ReadString('\n')
 		lines <- line
-		exit <- child.Wait()
+		c.exit <- c.cmd.Wait()
 	}()
-	t.Cleanup(func() { _ = child.Process.Kill() })
+	t.Cleanup(func() { _ = c.cmd.Process.Kill() })
 
 	var apiserver, etcd, sleeper int
 	var certDir, etcdDir string
 	select {
 	case line := <-lines:
 		if _, err := fmt.Sscan(line, &apiserver, &etcd, &sleeper, &certDir, &etcdDir); err != nil {
-			t.Fatalf("child said %q (%v); stderr:\n%s", line, err, stderr.String())
+			t.Fatalf("child said %q (%v); stderr:\n%s", line, err, c.stderr.String())
 		}
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the child did not start its control plane within 3 minutes")
 	}
-	started := map[string]int{"kube-apiserver": apiserver, "etcd": etcd, "sleep": sleeper}
+	c.started = map[string]int{"kube-apiserver": apiserver, "etcd": etcd, "sleep": sleeper}
+	c.dirs = []string{certDir, etcdDir}
 	// Whatever the child leaves running fails the test, and is not left
 	// running on this machine either.
 	t.Cleanup(func() {
@@ -88,42 +164,53 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 		if !t.Failed() {
 			return
 		}
-		for _, pid := range started {
+		for _, pid := range c.started {
 			if !exited(pid) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
-	for name, pid := range started {
+	for name, pid := range c.started {
 		if exited(pid) {
-			t.Fatalf("%s (%d) is not running before the signal", name, pid)
+			t.Fatalf("%s (%d) is not running before the test's stimulus", name, pid)
 		}
 	}
 	// The control: envtest puts its processes in groups of their own, so
-	// the signal that reaches the test binary does not reach them.
-	childGroup, err := syscall.Getpgid(child.Process.Pid)
+	// neither a signal to the child nor its end reaches them.
+	childGroup, err := syscall.Getpgid(c.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if g, err := syscall.Getpgid(started[name]); err != nil || g == childGroup {
+		if g, err := syscall.Getpgid(c.started[name]); err != nil || g == childGroup {
 			t.Fatalf("%s is in process group %d (%v), the child's own: the test would not show the cleanup", name, g, err)
 		}
 	}
+	return c
+}
 
-	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+// awaitExit waits for the child to end and returns its exit code.
+func (c *child) awaitExit(t *testing.T, within time.Duration) int {
+	t.Helper()
 	select {
-	case err := <-exit:
-		if code := child.ProcessState.ExitCode(); code != 128+15 {
-			t.Errorf("child ended with %v (code %d), want code 143 as a SIGTERM ending; stderr:\n%s", err, code, stderr.String())
+	case err := <-c.exit:
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("wait for the child: %v", err)
 		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("the child did not exit within 90 s of SIGTERM")
+		return c.cmd.ProcessState.ExitCode()
+	case <-time.After(within):
+		t.Fatalf("the child did not exit within %s; stderr:\n%s", within, c.stderr.String())
+		return 0
 	}
+}
+
+// requireAllGone fails unless everything the child started has ended and
+// envtest's directories are removed.
+func (c *child) requireAllGone(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for name, pid := range started {
+	for name, pid := range c.started {
 		for !exited(pid) && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -131,7 +218,7 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 			t.Errorf("%s (%d) still runs after the child exited", name, pid)
 		}
 	}
-	for _, dir := range []string{certDir, etcdDir} {
+	for _, dir := range c.dirs {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%s is left behind (stat: %v)", dir, err)
 			_ = os.RemoveAll(dir)

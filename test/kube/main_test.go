@@ -8,10 +8,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(interruptedChildEnv) != "" {
-		interruptedChild()
-		return
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(runChild(m, mode))
 	}
+	StopBeforeTimeout()
 	goleak.VerifyTestMain(m,
 		// client-go keeps idle HTTP/2 connections of a shared transport
 		// reading until the process ends; they belong to the test clients.
