@@ -43,10 +43,11 @@ rules:
 // harness is the control plane every size shares, started by the benchmark
 // and stopped by TestMain.
 var harness struct {
-	once sync.Once
-	err  error
-	dir  string
-	env  *kube.Env
+	once      sync.Once
+	err       error
+	dir       string
+	removeDir func()
+	env       *kube.Env
 	// admin is system:masters over protobuf and unthrottled: populating is
 	// bound by the apiserver, not the client. dyn writes the CRD objects,
 	// which only speak JSON.
@@ -83,8 +84,8 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	if harness.dir != "" {
-		_ = os.RemoveAll(harness.dir)
+	if harness.removeDir != nil {
+		harness.removeDir()
 	}
 	os.Exit(code)
 }
@@ -92,11 +93,11 @@ func TestMain(m *testing.M) {
 // startHarness records each part as it comes up, so TestMain can stop what
 // a failed start left behind.
 func startHarness() error {
-	dir, err := os.MkdirTemp("", "kubehz-bench-")
+	dir, remove, err := kube.TempDir("kubehz-bench-")
 	if err != nil {
 		return err
 	}
-	harness.dir = dir
+	harness.dir, harness.removeDir = dir, remove
 	audit, log, err := kube.AuditFlags(dir, auditPolicy)
 	if err != nil {
 		return err

@@ -44,11 +44,11 @@ func TestMain(m *testing.M) {
 }
 
 func setup(m *testing.M) (int, error) {
-	dir, err := os.MkdirTemp("", "kubehz-e2e-")
+	dir, remove, err := kube.TempDir("kubehz-e2e-")
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	suite.dir = dir
 
 	audit, log, err := kube.AuditFlags(dir, auditPolicy)

@@ -70,6 +70,17 @@ func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
 	}
 }
 
+// TempDir makes a directory for a TestMain's files (built binaries, an
+// audit log) that remove deletes, and that an interrupt, or the stop before
+// a timeout, deletes if remove has not run by then.
+func TempDir(pattern string) (dir string, remove func(), err error) {
+	if dir, err = os.MkdirTemp("", pattern); err != nil {
+		return "", nil, err
+	}
+	forget := onInterrupt(func() { _ = os.RemoveAll(dir) })
+	return dir, func() { forget(); _ = os.RemoveAll(dir) }, nil
+}
+
 // stopAll stops everything registered and still running, side by side.
 func stopAll() int {
 	cleanup.Lock()
@@ -115,7 +126,7 @@ func stopBefore(margin time.Duration) (disarm func()) {
 	}
 	timer := time.AfterFunc(timeout-margin, func() {
 		fmt.Fprintf(os.Stderr, "kube: -test.timeout (%s) is %s away, and its panic stops nothing: stopping what the tests started\n", timeout, margin)
-		fmt.Fprintf(os.Stderr, "kube: stopped %d control planes and processes\n", stopAll())
+		fmt.Fprintf(os.Stderr, "kube: stopped %d control planes, processes and temporary directories\n", stopAll())
 	})
 	return func() { timer.Stop() }
 }

@@ -23,7 +23,7 @@ const (
 )
 
 // runChild is TestMain in a child: it starts a control plane and a
-// process, prints what it started on one line, and then waits for the
+// process, makes a TempDir, prints what it started on one line, and then waits for the
 // signal (interrupted), or hangs in TestTimedOutChild_HangsUntilTheTimeout
 // until -test.timeout with the stop set 10 s before it (timed-out).
 func runChild(m *testing.M, mode string) int {
@@ -39,6 +39,10 @@ func runChild(m *testing.M, mode string) int {
 	if err != nil {
 		return fail(err)
 	}
+	tmp, _, err := TempDir("kubehz-child-") // left for the signal or the timeout to remove
+	if err != nil {
+		return fail(err)
+	}
 	etcdDir := env.env.ControlPlane.Etcd.DataDir
 	apiserver, _, _, err := env.apiserverProcess()
 	if err != nil {
@@ -48,7 +52,7 @@ func runChild(m *testing.M, mode string) int {
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Println(apiserver, etcd, sleeper.Pid(), env.env.ControlPlane.APIServer.CertDir, etcdDir)
+	fmt.Println(apiserver, etcd, sleeper.Pid(), env.env.ControlPlane.APIServer.CertDir, etcdDir, tmp)
 	if mode == timedOutChild {
 		stopBefore(10 * time.Second)
 		return m.Run()
@@ -69,7 +73,7 @@ func TestTimedOutChild_HangsUntilTheTimeout(t *testing.T) {
 // TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted: make test
 // stops a failed run's test binaries with SIGTERM, as a terminal's Ctrl-C
 // stops them with SIGINT; whatever they started must go with them, and
-// envtest's data directories too.
+// envtest's data directories and TempDir's too.
 func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 	t.Parallel() // each waits on a child of its own
 	c := startChild(t, interruptedChild, "-test.run=^$")
@@ -93,8 +97,8 @@ func TestTimeout_StopsTheControlPlaneBeforeThePanic(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "panic: test timed out after 20s") {
 		t.Errorf("child ended with code %d, want 2 and a timeout panic; stderr:\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "kube: stopped 2 control planes and processes") {
-		t.Errorf("the child never said it stopped its control plane and its process; stderr:\n%s", stderr)
+	if !strings.Contains(stderr, "kube: stopped 3 control planes, processes and temporary directories") {
+		t.Errorf("the child never said it stopped its control plane, its process and its directory; stderr:\n%s", stderr)
 	}
 	c.requireAllGone(t)
 }
@@ -117,7 +121,7 @@ type child struct {
 	stderr  bytes.Buffer
 	exit    chan error
 	started map[string]int // pids by command
-	dirs    []string       // envtest's data directories
+	dirs    []string       // envtest's data directories and the TempDir
 }
 
 // startChild starts the child and reads what it started, which must be
@@ -145,17 +149,17 @@ func startChild(t *testing.T, mode string, args ...string) *child {
 	t.Cleanup(func() { _ = c.cmd.Process.Kill() })
 
 	var apiserver, etcd, sleeper int
-	var certDir, etcdDir string
+	var certDir, etcdDir, tmp string
 	select {
 	case line := <-lines:
-		if _, err := fmt.Sscan(line, &apiserver, &etcd, &sleeper, &certDir, &etcdDir); err != nil {
+		if _, err := fmt.Sscan(line, &apiserver, &etcd, &sleeper, &certDir, &etcdDir, &tmp); err != nil {
 			t.Fatalf("child said %q (%v); stderr:\n%s", line, err, c.stderr.String())
 		}
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the child did not start its control plane within 3 minutes")
 	}
 	c.started = map[string]int{"kube-apiserver": apiserver, "etcd": etcd, "sleep": sleeper}
-	c.dirs = []string{certDir, etcdDir}
+	c.dirs = []string{certDir, etcdDir, tmp}
 	// Whatever the child leaves running fails the test, and is not left
 	// running on this machine either.
 	t.Cleanup(func() {
@@ -206,7 +210,7 @@ func (c *child) awaitExit(t *testing.T, within time.Duration) int {
 }
 
 // requireAllGone fails unless everything the child started has ended and
-// envtest's directories are removed.
+// its directories are removed.
 func (c *child) requireAllGone(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

@@ -29,11 +29,11 @@ func TestMain(m *testing.M) {
 }
 
 func setup(m *testing.M) (int, error) {
-	dir, err := os.MkdirTemp("", "kubehz-overlays-")
+	dir, remove, err := kube.TempDir("kubehz-overlays-")
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	suite.dir = dir
 	env, err := kube.Start(kube.Options{})
 	if err != nil {
