@@ -33,9 +33,10 @@ func (s *Sim) Start(ctx context.Context) (stop func()) {
 
 // Run simulates until ctx is done, then stops its informers, waits for
 // them and returns nil. Watches on MachineDeployments, Machines, Nodes and
-// bound Pods wake it at once; a tick every 250 ms catches servers the cloud
-// created or deleted and Leases that are due. Each pass reads fresh Lists,
-// so a write the simulator just made is never missed by a lagging cache.
+// bound Pods wake it at once; a tick every resync (1 s) catches servers the
+// cloud created or deleted and Leases that are due. Each pass reads fresh
+// Lists, so a write the simulator just made is never missed by a lagging
+// cache.
 func (s *Sim) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	wake := make(chan struct{}, 1)

@@ -18,8 +18,9 @@ import (
 // them by hand. The binaries a test starts share the test's process group,
 // which a SIGTERM to the test alone does not reach either. So while anything
 // is running, SIGINT and SIGTERM stop it all, then end the test binary as
-// the signal would have; StopBeforeTimeout does the same for a timeout. The demo is not a test binary: it stops what it
-// started itself, and tells the story as it does.
+// the signal would have; StopBeforeTimeout does the same for a timeout. The
+// demo is not a test binary: it stops what it started itself, and tells the
+// story as it does.
 var cleanup struct {
 	sync.Mutex
 	next  int

@@ -23,9 +23,10 @@ const (
 )
 
 // runChild is TestMain in a child: it starts a control plane and a
-// process, makes a TempDir, prints what it started on one line, and then waits for the
-// signal (interrupted), or hangs in TestTimedOutChild_HangsUntilTheTimeout
-// until -test.timeout with the stop set 10 s before it (timed-out).
+// process, makes a TempDir, prints what it started on one line, and then
+// waits for the signal (interrupted), or hangs in
+// TestTimedOutChild_HangsUntilTheTimeout until -test.timeout with the stop
+// set 10 s before it (timed-out).
 func runChild(m *testing.M, mode string) int {
 	fail := func(err error) int {
 		fmt.Println("error:", err)

@@ -126,9 +126,10 @@ func (w *world) removeMachine(m *machine) {
 	w.pods = slices.DeleteFunc(w.pods, func(p *pod) bool { return p.node == m.node })
 }
 
-// poolOf resolves a Machine to its MachineDeployment as machine-controller's ownership chain does (Machine → MachineSet → MachineDeployment):
-// the first MD by name whose selector matches its labels, else the MD named
-// after an owning MachineSet minus its last "-segment". "" when unowned.
+// poolOf resolves a Machine to its MachineDeployment as machine-controller's
+// ownership chain does (Machine → MachineSet → MachineDeployment): the first
+// MD by name whose selector matches its labels, else the MD named after an
+// owning MachineSet minus its last "-segment". "" when unowned.
 func (w *world) poolOf(m *machine) string {
 	for _, d := range w.mds { // kept sorted by name
 		if len(d.selector) > 0 && matches(d.selector, m.labels) {

@@ -1,9 +1,10 @@
-// Package upgrade decides worker upgrades as a pure
-// function. The desired kubelet version, the worker pools the document names,
-// the MachineDeployments and Machines read from the cluster and the oldest
-// control-plane version the executor has come to trust (ControlPlaneGate, cpversion.go)
-// go in; the reports to store and at most one patch come out. It makes no client calls, reads no clock and logs nothing: the
-// executor around it lists, writes and stores the reports.
+// Package upgrade decides worker upgrades as a pure function. The desired
+// kubelet version, the worker pools the document names, the
+// MachineDeployments and Machines read from the cluster and the oldest
+// control-plane version the executor has come to trust (ControlPlaneGate,
+// cpversion.go) go in; the reports to store and at most one patch come out.
+// It makes no client calls, reads no clock and logs nothing: the executor
+// around it lists, writes and stores the reports.
 //
 // The planner rolls one pool at a time and only ever upward: it refuses a
 // downgrade, a kubelet the version skew policy does not allow, control-plane
