@@ -47,17 +47,21 @@ func (s *Sim) stepKubelet(ctx context.Context, w *world, k *kubelet) error {
 		}
 	}
 	node, ok := w.nodes[k.node()]
-	if !ok && k.static {
-		return nil // not registered yet, or deleted by the test
+	if !ok && k.registered {
+		// A kubelet registers its Node once, when it starts, and a Node
+		// deleted after that stays deleted. machine-controller deletes a
+		// Machine's server, then its Node: a pass that read the servers
+		// before the one and the Nodes after the other must not bring the
+		// Node back, with no Machine left to delete it again. (A static
+		// kubelet's Node was registered by the test.)
+		return nil
 	}
-	if !ok {
+	if !k.registered {
 		var err error
 		if node, err = s.register(ctx, w, k, m); err != nil {
 			return err
 		}
-		if !k.registered {
-			s.log.Info("Kubelet registered its Node", "node", node.Name, "machine", k.srv.Namespace+"/"+k.srv.Machine)
-		}
+		s.log.Info("Kubelet registered its Node", "node", node.Name, "machine", k.srv.Namespace+"/"+k.srv.Machine)
 		k.registered = true
 	}
 	if c := readyCondition(node); c == nil || c.Status != k.ready {
@@ -69,7 +73,8 @@ func (s *Sim) stepKubelet(ctx context.Context, w *world, k *kubelet) error {
 }
 
 // register creates the Node as a kubelet registers it, then writes its
-// first status, which a create may drop.
+// first status, which a create may drop. A registration whose status write
+// failed is completed on a later pass, the Node then already there.
 func (s *Sim) register(ctx context.Context, w *world, k *kubelet, m *unstructured.Unstructured) (*corev1.Node, error) {
 	want := newNode(k, m, metav1.NewTime(w.now))
 	nodes := s.kube.CoreV1().Nodes()

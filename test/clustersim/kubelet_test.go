@@ -3,12 +3,15 @@ package clustersim
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -73,5 +76,51 @@ func TestSim_AKubeletsStatusWriteSurvivesARacingController(t *testing.T) {
 	}
 	if n.Labels["machine-controller/owned-by"] != "race" {
 		t.Errorf("labels %v: the controller's label was lost", n.Labels)
+	}
+}
+
+// TestSim_AKubeletRegistersItsNodeOnceAndNotAgainAfterADelete: a real
+// kubelet registers its Node when it starts and never again, so a Node
+// deleted under a live kubelet stays deleted. machine-controller deletes a
+// Machine's server, then its Node; a simulator that re-registered a missing
+// Node could, in a pass that read the server before its deletion, bring
+// the Node back with no Machine left to delete it (a demo's healed worker
+// then never went away). The control: the same passes register the Node
+// while it is missing and the kubelet has not registered it yet.
+func TestSim_AKubeletRegistersItsNodeOnceAndNotAgainAfterADelete(t *testing.T) {
+	ctx := ctxT(t, time.Minute)
+	const name = "once-1"
+	dir := t.TempDir()
+	srv := `{"machine":"once-1","namespace":"kube-system","uid":"uid-once-1","hostname":"once-1","address":"10.0.0.9","kubelet":"v1.35.5"}`
+	if err := os.WriteFile(filepath.Join(dir, "uid-once-1.json"), []byte(srv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nodes := env.Client.CoreV1().Nodes()
+	t.Cleanup(func() { _ = nodes.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	sim, err := New(env.Config, Options{CloudDir: dir, JoinDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first pass finds the server; the next, after the join delay,
+	// registers the Node.
+	for range 2 {
+		if err := sim.pass(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := nodes.Get(ctx, name, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the kubelet did not register its missing Node (the control): %v", err)
+	}
+	if err := nodes.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := sim.pass(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := nodes.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("pass %d after the delete: Node %s is back (created %s, err %v)", i+1, name, n.CreationTimestamp, err)
+		}
 	}
 }
