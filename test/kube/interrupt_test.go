@@ -104,7 +104,10 @@ func TestTimeout_StopsTheControlPlaneBeforeThePanic(t *testing.T) {
 	c.requireAllGone(t)
 }
 
-func TestStopBefore_ATenthOfTheTimeoutAndAMinuteAtMost(t *testing.T) {
+// TestTimeoutMargin_ATenthOfTheTimeoutAndAMinuteAtMost pins how long
+// before -test.timeout StopBeforeTimeout stops everything; the timeout test
+// above runs the stop itself, with a margin of its own.
+func TestTimeoutMargin_ATenthOfTheTimeoutAndAMinuteAtMost(t *testing.T) {
 	for timeout, want := range map[time.Duration]time.Duration{
 		20 * time.Second: 2 * time.Second,
 		10 * time.Minute: time.Minute,
