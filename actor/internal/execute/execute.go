@@ -63,6 +63,9 @@ type Executor struct {
 	// document before anything else, and a publish that fails leaves it
 	// false until a later Flush lands it.
 	landed bool
+	// patched is true once this pass sent a MachineDeployment patch, which
+	// holds healing back until the next pass (heal).
+	patched bool
 	// introduced is true once any write of this term's reports has landed;
 	// until then the term does not act (introduce).
 	introduced bool
@@ -99,6 +102,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	e.stopCaches(x.Scaling, x.Upgrades && hasTarget(doc), doc.HealingArmed())
 	// Capacity first, then version rolls, then disruption: the healer
 	// counts the machines the earlier steps already set deleting.
+	e.patched = false
 	retry := false
 	if x.Scaling {
 		retry = e.scale(ctx, doc)
@@ -180,6 +184,18 @@ func (e *Executor) publish(ctx context.Context, rev int64) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		e.Log.Error("Cannot publish action reports; writing them again on the next poll tick", "err", err, "revision", rev)
 	}
+}
+
+// targets is what a pass decided about: the reports of a capability's other
+// targets go, done ones excepted, so a document that names new pools at the
+// same revision replaces the old reports instead of adding to them without
+// end.
+func targets[S any](steps []S, target func(S) string) map[string]bool {
+	out := make(map[string]bool, len(steps))
+	for _, st := range steps {
+		out[target(st)] = true
+	}
+	return out
 }
 
 // reported returns this revision's reports of one type, by target, to tell

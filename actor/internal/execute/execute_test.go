@@ -3,6 +3,7 @@ package execute_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,4 +254,49 @@ func TestClear_DropsEveryReportAndPublishesNone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A platform that keeps the revision and names new pools on every poll must
+// not grow the reports without end: each pass keeps the reports of what it
+// decided about, the first 100 pools by name, and done ones.
+func TestExecute_TheSameRevisionNamingOtherPoolsReplacesTheirReports(t *testing.T) {
+	h := rollingHarness(t)
+	for pass := range 20 {
+		doc := desired.Document{Revision: 7, Execution: desired.Execution{Scaling: true, Upgrades: true}}
+		v := "v1.35.2"
+		doc.KubernetesVersion = &v
+		for i := range 150 {
+			// No MachineDeployment has these names: each is a failed report.
+			doc.WorkerPools = append(doc.WorkerPools, pool(fmt.Sprintf("gone-%02d-%03d", pass, i), 1))
+		}
+		h.exec.Execute(t.Context(), doc)
+		stored := h.store.Snapshot()
+		for _, typ := range []string{wire.ActionScale, wire.ActionUpgrade} {
+			reports := ofType(typ, stored)
+			if len(reports) != 100 {
+				t.Fatalf("pass %d: %d %s reports, want 100: the first 100 pools by name", pass, len(reports), typ)
+			}
+			for _, a := range reports {
+				if !strings.HasPrefix(a.Target, fmt.Sprintf("gone-%02d-", pass)) {
+					t.Fatalf("pass %d: a %s report of %q, a pool this document does not name", pass, typ, a.Target)
+				}
+			}
+		}
+	}
+}
+
+// The rule above on one small case: at the same revision, a pool's done
+// report stays after the document stops naming it, and a failed one goes.
+func TestExecute_AnUnnamedPoolKeepsItsDoneReportAndLosesItsFailedOne(t *testing.T) {
+	h := newHarness(t, newCluster(md("pool-a", 2)))
+	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-b", 1)))
+	checkReports(t, "first pass", h.store.Snapshot(), []report{
+		{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"},
+		{"pool-b", wire.StatusFailed, 7, "no MachineDeployment"},
+	})
+	h.exec.Execute(t.Context(), scaling(7, pool("pool-c", 1)))
+	checkReports(t, "second pass", h.store.Snapshot(), []report{
+		{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"},
+		{"pool-c", wire.StatusFailed, 7, "no MachineDeployment"},
+	})
 }

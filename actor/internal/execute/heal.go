@@ -20,11 +20,15 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	now := e.now()
 	o := w.observed(e.Namespace)
 	e.unwedge(ctx, o, doc.Revision, now)
-	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
-	policy.Named = make(map[string]bool, len(doc.WorkerPools))
-	for _, p := range doc.WorkerPools {
-		policy.Named[p.Name] = true
+	if e.patched {
+		// machine-controller marks the Machines a scale-down or a roll
+		// replaces only once this pass's patch has reached it, so healing
+		// now would not count them against its budget.
+		e.Log.Info("Healing waits for the next pass: this pass patched a MachineDeployment, and the Machines it replaces are not yet marked deleting")
+		return
 	}
+	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
+	policy.Named = heal.NamedPools(doc.WorkerPools)
 	d := heal.Decide(o, policy, e.Memory, now)
 	if deletes(d) {
 		// The storm brake and the budget count every Machine and Node: an

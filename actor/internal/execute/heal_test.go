@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -482,6 +483,8 @@ func TestHeal_ForbiddenMachineDeleteFailsWhileScalingKeepsWorking(t *testing.T) 
 		t.Errorf("patches %+v, want %+v", h.patcher.patches, wantPatch)
 	}
 	checkTyped(t, "scale", wire.ActionScale, h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}})
+	// The first pass patched, so healing tries its delete on the second.
+	h.exec.Execute(t.Context(), doc)
 	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusFailed, 7, "delete failed|forbidden|RBAC|delete on machines"},
 	})
@@ -861,4 +864,58 @@ func TestHeal_JoinlessMachineWhoseNodeIsReadyIsNotDeleted(t *testing.T) {
 func marked(n *cluster.Node, uid types.UID, machine string) *cluster.Node {
 	n.OwnerUID, n.OwnerMachine = uid, machine
 	return n
+}
+
+// docs/contract.md#desired-state: machine-controller marks the Machines a
+// scale-down replaces only after the patch reaches it, so a pass that
+// patched a MachineDeployment leaves healing to the next pass, which deletes.
+func TestHeal_APassThatPatchedAMachineDeploymentLeavesHealingToTheNext(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 3))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)))
+	doc := healing(7, healPolicy(1, 0))
+	doc.Execution.Scaling = true
+	doc.WorkerPools = []desired.Pool{pool("pool-a", 2)}
+
+	h.exec.Execute(t.Context(), doc)
+	if len(h.patcher.patches) != 1 {
+		t.Fatalf("patches %+v, want the scale-down", h.patcher.patches)
+	}
+	if len(h.world.machineDeletes) != 0 || len(ofType(wire.ActionHeal, h.store.Snapshot())) != 0 {
+		t.Fatalf("machine deletes %+v, heal reports %+v in the pass that patched; want none",
+			h.world.machineDeletes, ofType(wire.ActionHeal, h.store.Snapshot()))
+	}
+	// The next pass writes no patch: the dead worker's Machine goes.
+	h.exec.Execute(t.Context(), doc)
+	if len(h.patcher.patches) != 1 {
+		t.Errorf("patches %+v, want only the first pass's", h.patcher.patches)
+	}
+	want := []machineDelete{{mdNamespace, "pool-a-m1", "uid-pool-a-m1", "10"}}
+	if !reflect.DeepEqual(h.world.machineDeletes, want) {
+		t.Errorf("machine deletes %+v, want %+v", h.world.machineDeletes, want)
+	}
+}
+
+// docs/contract.md#desired-state: healing, like scaling and upgrades, takes
+// the first 100 of the document's pools by name; a dead worker of a pool
+// past them is refused, while one of a pool within them is healed.
+func TestHeal_APoolPastTheFirstHundredByNameIsNotHealed(t *testing.T) {
+	h := newHealHarness(t, poolMD("p050", 1), poolMD("p130", 1))
+	h.world.add(machine("p050-m1", "p050", "node-1"), machine("p130-m1", "p130", "node-2"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "False", start.Add(-10*time.Minute)))
+	doc := healing(7, healPolicy(5, 0))
+	doc.WorkerPools = nil
+	for i := 149; i >= 0; i-- { // the document's order is not the cut's
+		doc.WorkerPools = append(doc.WorkerPools, desired.Pool{Name: fmt.Sprintf("p%03d", i), MachineType: "cpx31"})
+	}
+
+	h.exec.Execute(t.Context(), doc)
+	want := []machineDelete{{mdNamespace, "p050-m1", "uid-p050-m1", "10"}}
+	if !reflect.DeepEqual(h.world.machineDeletes, want) {
+		t.Errorf("machine deletes %+v, want only %+v", h.world.machineDeletes, want)
+	}
+	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"p050-m1", wire.StatusDone, 7, "deleted Machine"},
+		{"p130-m1", wire.StatusFailed, 7, "not among the desired state's workerPools (the first 100 by name)"},
+	})
 }

@@ -21,6 +21,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 		pools = append(pools, sp)
 	}
 	if len(pools) == 0 {
+		e.Store.Prune(wire.ActionScale, nil)
 		return false
 	}
 	var records map[string]*cluster.MachineDeployment
@@ -66,6 +67,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 			e.event(ctx, records, final)
 		}
 	}
+	e.Store.Prune(wire.ActionScale, targets(steps, func(st scale.Step) string { return st.Action.Target }))
 	return scale.Retry(steps, outcomes)
 }
 
@@ -127,6 +129,7 @@ func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []b
 		return err
 	}
 	defer cancel()
+	e.patched = true // a patch that errs may still have landed
 	return e.Patcher.PatchMD(wctx, namespace, md, body)
 }
 

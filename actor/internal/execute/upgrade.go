@@ -16,6 +16,7 @@ import (
 // upgrade runs one upgrade pass and reports whether it wants a retry.
 func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 	if !hasTarget(doc) || len(doc.WorkerPools) == 0 {
+		e.Store.Prune(wire.ActionUpgrade, nil)
 		return false
 	}
 	p := upgrade.Policy{Target: *doc.KubernetesVersion, Namespace: e.Namespace, Revision: doc.Revision}
@@ -67,6 +68,7 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 		e.Log.Info("Upgrade", "machineDeployment", e.Namespace+"/"+st.Patch.MD, "from", st.Patch.From,
 			"to", st.Patch.Target, "status", final.Status, "detail", final.Detail)
 	}
+	e.Store.Prune(wire.ActionUpgrade, targets(steps, func(st upgrade.Step) string { return st.Action.Target }))
 	return retry
 }
 

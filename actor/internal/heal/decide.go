@@ -161,7 +161,7 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, md.Autoscaler))
 	case !p.Named[m.Pool]:
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: pool %q is not among the desired state's workerPools (%s)", m.Pool, steady(c)))
+			"refusing: pool %q is not among the desired state's workerPools (the first %d by name); %s", m.Pool, MaxPools, steady(c)))
 	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))

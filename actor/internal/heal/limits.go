@@ -2,6 +2,7 @@ package heal
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +53,26 @@ func PolicyFrom(h desired.Healing, revision int64, l Limits) Policy {
 			strings.Join(limited, ", ")
 	}
 	return p
+}
+
+// MaxPools is how many of the document's pools healing acts in, after
+// sorting by name: the same pools scaling and upgrades process.
+const MaxPools = 100
+
+// NamedPools is Policy.Named for the document's pools: the first MaxPools
+// names in sorted order, a repeated name counted in the cut as scaling and
+// upgrades count it.
+func NamedPools(pools []desired.Pool) map[string]bool {
+	names := make([]string, 0, len(pools))
+	for _, p := range pools {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	named := make(map[string]bool, min(len(names), MaxPools))
+	for _, name := range names[:min(len(names), MaxPools)] {
+		named[name] = true
+	}
+	return named
 }
 
 // limitsReport is the report that the document asked past the local limits,

@@ -28,8 +28,9 @@ type checker struct {
 	violated string // the first violation, with the world as it stood then
 
 	// This step's reference, computed from the world before the pass.
-	ref    reference
-	healed int // heal deletes this step that set a Machine deleting
+	ref     reference
+	healed  int  // heal deletes this step that set a Machine deleting
+	patched bool // this step sent a MachineDeployment patch
 
 	// This leadership term.
 	termStart time.Time
@@ -62,7 +63,7 @@ func (c *checker) newTerm() {
 }
 
 func (c *checker) beginStep(doc desired.Document, step int) {
-	c.doc, c.step, c.healed = doc, step, 0
+	c.doc, c.step, c.healed, c.patched = doc, step, 0, false
 	c.ref = reference{}
 	if armed(doc) {
 		c.ref = computeReference(c.w, effective(doc.Healing, c.limits))
@@ -89,6 +90,10 @@ func (c *checker) onWrite(wr *write) {
 	switch wr.kind {
 	case "patch":
 		c.checkPatch(wr)
+		if !c.patched && len(c.ref.candidates) > 0 && !c.ref.storm {
+			c.totals.healsAfterPatch++
+		}
+		c.patched = true
 	case "deleteMachine":
 		c.checkMachineDelete(wr)
 	case "deletePod":
@@ -249,10 +254,11 @@ type totals struct {
 	cpMixed                                                    int // reads of a control plane whose members disagree
 	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
 	limited                                                    int // steps whose document the local limits tightened
+	healsAfterPatch                                            int // steps that patched while healing had a candidate
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d, %d with a heal candidate waiting); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healsAfterPatch, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
 		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

@@ -83,6 +83,11 @@ func (c *checker) checkMachineDelete(wr *write) {
 	if wr.uid != m.uid {
 		c.fail("2 (disruption)", "%s: UID precondition %q is not the Machine's %q", wr, wr.uid, m.uid)
 	}
+	if c.patched {
+		// machine-controller has yet to mark what that patch replaces, so
+		// the budget below would not count it (docs/contract.md#desired-state).
+		c.fail("2 (disruption)", "%s in a pass that patched a MachineDeployment", wr)
+	}
 	c.checkNotJoined(wr, m)
 	c.checkLocalLimits(wr, m, pool)
 	limit := c.ref.policy.maxUnhealthy

@@ -3,9 +3,11 @@
 // write says whether it changed what a beat would carry. Publisher
 // (publish.go) hands them to the observer through one ConfigMap.
 //
-// The store keeps every entry it is given. The wire carries at most 20, and
-// the original kept the oldest, so a long revision's later heal outcomes were
-// cut. Newest closes that: it hands out the entries that
+// The store keeps every entry it is given until a revision change, a Prune
+// or a Clear; the executor prunes each capability to what its pass decided
+// about, which bounds the store by the document. The wire carries at most
+// 20, and the original kept the oldest, so a long revision's later heal
+// outcomes were cut. Newest closes that: it hands out the entries that
 // changed most recently, still in store order.
 package store
 
@@ -75,8 +77,10 @@ func (s *Store) Upsert(a wire.Action) bool {
 }
 
 // Prune removes the entries of type typ whose target is not in keep and whose
-// status is not done: done reports stay visible for the revision. The healer
-// uses it to retire reports for nodes that recovered by themselves.
+// status is not done: done reports stay visible for the revision. Each
+// capability's pass uses it to retire the reports of what it no longer
+// decides about: a node that recovered by itself, a pool the document
+// stopped naming.
 func (s *Store) Prune(typ string, keep map[string]bool) bool {
 	return s.remove(func(a wire.Action) bool {
 		return a.Type == typ && !keep[a.Target] && a.Status != wire.StatusDone
