@@ -24,7 +24,9 @@ var _ Announcer = (*platform.Registrar)(nil)
 
 // Retry bounds: at most maxAttempts posts, waits of 1 s doubling to 30 s
 // (fully jittered), so a platform that is down gives up within about two
-// minutes and the Job's own retries take over.
+// minutes and the Job's own retries take over. A Retry-After is honoured up
+// to retryMax too: five waits of the 5 minutes it may ask would outlast the
+// Job's activeDeadlineSeconds (900) before its own retries had a turn.
 const (
 	maxAttempts = 6
 	retryBase   = time.Second
@@ -57,6 +59,7 @@ func announce(ctx context.Context, a Announcer, body []byte, redact string, wait
 		if !ok {
 			d = b.Next()
 		}
+		d = min(d, retryMax)
 		log.WarnContext(ctx, "Registration did not reach the platform; retrying (check KUBEHZ_API_URL and the network path to it)",
 			"attempt", attempt, "retryIn", d.String(), "err", err)
 		if err := wait(ctx, d); err != nil {

@@ -220,6 +220,24 @@ func TestRun_RetriesTransientFailuresWithBackoffAndRetryAfter(t *testing.T) {
 	}
 }
 
+// Five waits of the 300 s a Retry-After may ask would outlast the Job's
+// 900 s deadline before the Job's own retries had a turn.
+func TestRun_ARetryAfterWaitsThirtySecondsAtMost(t *testing.T) {
+	var errs []error
+	for range 5 {
+		errs = append(errs, &platform.StatusError{Code: http.StatusTooManyRequests, RetryAfter: 300 * time.Second})
+	}
+	a := &fakeAnnouncer{errs: errs}
+	_, waits, err := runOnce(t, newFakeSecrets(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{30 * time.Second, 30 * time.Second, 30 * time.Second, 30 * time.Second, 30 * time.Second}
+	if !reflect.DeepEqual(waits, want) || len(a.bodies) != 6 {
+		t.Errorf("waits %v over %d posts, want %v over 6", waits, len(a.bodies), want)
+	}
+}
+
 func TestRun_GivesUpAfterSixAttempts(t *testing.T) {
 	var errs []error
 	for range 10 {
