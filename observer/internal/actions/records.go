@@ -7,6 +7,7 @@ import (
 
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // reportRecord is the ConfigMap as cached: the decoded, validated document
@@ -56,7 +57,8 @@ func leaseTransform(obj any) (any, error) {
 	}
 	r := &leaseRecord{namespace: l.Namespace, name: l.Name}
 	if h := l.Spec.HolderIdentity; h != nil {
-		r.lease.Holder = *h
+		// Kept, shown and logged only as far as the report's holder is.
+		r.lease.Holder = wire.Clamp(*h, wire.MaxNameLen)
 	}
 	if t := l.Spec.RenewTime; t != nil {
 		r.lease.RenewTime = t.Time

@@ -206,6 +206,21 @@ func TestWatcher_HolderMismatchIsLoggedOnceAndWithheld(t *testing.T) {
 	}
 }
 
+// Whoever may write the Lease picks its holder's length: it is logged only
+// as far as the report's holder may be, 253 characters.
+func TestWatcher_ALongLeaseHolderIsLoggedCut(t *testing.T) {
+	long := strings.Repeat("h", 100_000)
+	h := start(t, leaseObj(long, t0, 15), reportCM(t, reportBy(holderA, twoActions...)))
+	testkit.Await(t, patience, "the mismatch logged", func() bool { return h.logs.Count("another holder") == 1 })
+	h.run.Stop()
+	if n := h.logs.Count("another holder", `"leaseHolder":"`+strings.Repeat("h", 253)+`"`); n != 1 {
+		t.Errorf("the mismatch line does not quote the holder cut to 253 characters:\n%.2000s", h.logs)
+	}
+	if n := h.logs.Count(strings.Repeat("h", 254)); n != 0 {
+		t.Errorf("%d lines quote more than 253 characters of the holder", n)
+	}
+}
+
 func TestWatcher_WatchesOnlyItsTwoObjectsByName(t *testing.T) {
 	decoy := reportBy(holderA, wire.Action{Type: wire.ActionScale, Target: "decoy", Status: wire.StatusFailed})
 	decoyCM := reportCM(t, decoy)

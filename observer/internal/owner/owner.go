@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/wire"
 )
 
 // ConfigMapName and Key locate the marker; the CronJob's tooling writes them.
@@ -54,6 +55,9 @@ type Watcher struct {
 	mu    sync.Mutex
 	store cache.Store
 	beat  bool
+	// unknown is the unknown value last logged: an edit to another key of
+	// the ConfigMap re-evaluates, and would otherwise log it again.
+	unknown string
 }
 
 // Options tune a Watcher; every field may be left zero.
@@ -119,10 +123,16 @@ func (w *Watcher) reevaluate() {
 	beat, known := Decide(value, present)
 	changed := beat != w.beat
 	w.beat = beat
+	logUnknown := !known && value != w.unknown
+	if known {
+		value = ""
+	}
+	w.unknown = value
 	w.mu.Unlock()
 
-	if !known {
-		w.log.Warn("Unknown heartbeat owner; the observer keeps beating", "configMap", ConfigMapName, "key", Key, "value", value)
+	if logUnknown {
+		w.log.Warn("Unknown heartbeat owner; the observer keeps beating", "configMap", ConfigMapName, "key", Key,
+			"value", wire.Clamp(value, wire.MaxLabelLen))
 	}
 	if !changed {
 		return

@@ -2,15 +2,18 @@ package owner
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // The watcher follows the marker both ways, and Run leaves nothing behind
@@ -49,5 +52,39 @@ func TestWatcher_FollowsTheMarkerAndStopsCleanly(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run = %v, want nil", err)
+	}
+}
+
+// An edit to another key of kubehz-agent-config re-evaluates the marker:
+// an unknown value is logged once, again only when it changes, and cut.
+func TestWatcher_LogsAnUnknownOwnerOnceUntilItChanges(t *testing.T) {
+	logs := &testkit.Logs{}
+	w := &Watcher{log: logs.Logger(), beat: true, store: cache.NewStore(cache.MetaNamespaceKeyFunc)}
+	set := func(value string) {
+		t.Helper()
+		if err := w.store.Update(&marker{namespace: "kubehz-system", name: ConfigMapName, value: value, has: true}); err != nil {
+			t.Fatal(err)
+		}
+		w.reevaluate()
+	}
+	const unknown = "Unknown heartbeat owner"
+	for range 3 {
+		set("cron-job")
+	}
+	if n := logs.Count(unknown, `"value":"cron-job"`); n != 1 {
+		t.Errorf("%d lines for one unknown value re-evaluated 3 times, want 1:\n%s", n, logs)
+	}
+	set(strings.Repeat("x", 100_000))
+	set(strings.Repeat("x", 100_000))
+	if n := logs.Count(unknown, `"value":"`+strings.Repeat("x", 63)+`"`); n != 1 {
+		t.Errorf("%d lines quoting the second unknown value cut to 63 characters, want 1:\n%s", n, logs)
+	}
+	set(Operator)
+	set("cron-job")
+	if n := logs.Count(unknown); n != 3 {
+		t.Errorf("%d unknown-owner lines, want 3: the first value logged again after a known one:\n%s", n, logs)
+	}
+	if !w.Beating() {
+		t.Error("an unknown owner made the observer stand down")
 	}
 }
