@@ -63,9 +63,9 @@ type Executor struct {
 	// document before anything else, and a publish that fails leaves it
 	// false until a later Flush lands it.
 	landed bool
-	// patched is true once this pass sent a MachineDeployment patch, which
-	// holds healing back until the next pass (heal).
-	patched bool
+	// removing counts the Machines this pass's scale-downs remove, which
+	// healing counts as in flight (heal.Observed.Removing).
+	removing int
 	// introduced is true once any write of this term's reports has landed;
 	// until then the term does not act (introduce).
 	introduced bool
@@ -101,8 +101,9 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	// read nothing until the document names a version.
 	e.stopCaches(x.Scaling, x.Upgrades && hasTarget(doc), doc.HealingArmed())
 	// Capacity first, then version rolls, then disruption: the healer
-	// counts the machines the earlier steps already set deleting.
-	e.patched = false
+	// counts the machines the earlier steps set deleting, and those this
+	// pass's scale-downs remove before machine-controller marks them.
+	e.removing = 0
 	retry := false
 	if x.Scaling {
 		retry = e.scale(ctx, doc)

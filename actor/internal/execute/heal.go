@@ -19,14 +19,8 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	w := e.cached(true)
 	now := e.now()
 	o := w.observed(e.Namespace)
+	o.Removing = e.removing
 	e.unwedge(ctx, o, doc.Revision, now)
-	if e.patched {
-		// machine-controller marks the Machines a scale-down or a roll
-		// replaces only once this pass's patch has reached it, so healing
-		// now would not count them against its budget.
-		e.Log.Info("Healing waits for the next pass: this pass patched a MachineDeployment, and the Machines it replaces are not yet marked deleting")
-		return
-	}
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)
 	d := heal.Decide(o, policy, e.Memory, now)
@@ -43,6 +37,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		}
 		w = fresh
 		o = w.observed(e.Namespace)
+		o.Removing = e.removing
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/actor/internal/cluster"
@@ -483,8 +485,6 @@ func TestHeal_ForbiddenMachineDeleteFailsWhileScalingKeepsWorking(t *testing.T) 
 		t.Errorf("patches %+v, want %+v", h.patcher.patches, wantPatch)
 	}
 	checkTyped(t, "scale", wire.ActionScale, h.store.Snapshot(), []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}})
-	// The first pass patched, so healing tries its delete on the second.
-	h.exec.Execute(t.Context(), doc)
 	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusFailed, 7, "delete failed|forbidden|RBAC|delete on machines"},
 	})
@@ -866,37 +866,59 @@ func marked(n *cluster.Node, uid types.UID, machine string) *cluster.Node {
 	return n
 }
 
-// docs/contract.md#desired-state: machine-controller marks the Machines a
-// scale-down replaces only after the patch reaches it, so a pass that
-// patched a MachineDeployment leaves healing to the next pass, which deletes.
-func TestHeal_APassThatPatchedAMachineDeploymentLeavesHealingToTheNext(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 3))
-	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
-	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)))
-	doc := healing(7, healPolicy(1, 0))
-	doc.Execution.Scaling = true
-	doc.WorkerPools = []desired.Pool{pool("pool-a", 2)}
+// docs/contract.md#acting-gate: machine-controller marks the Machines a
+// scale-down removes only once the patch reaches it, so healing in the same
+// pass counts the removed count as in flight, unless the apiserver refused
+// the patch; a scale-up removes nothing.
+func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		replicas     int
+		maxUnhealthy int
+		patchErr     error
+		wantDelete   bool
+		wantReport   report
+	}{
+		{"a scale-down of 1 uses a budget of 1", 2, 1, nil, false,
+			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight (maxUnhealthy 1)"}},
+		{"a scale-down of 1 leaves 1 of a budget of 2", 2, 2, nil, true,
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+		{"a scale-down of 2 uses a budget of 2", 1, 2, nil, false,
+			report{"pool-a-m1", wire.StatusPending, 7, "2 disruption(s) already in flight (maxUnhealthy 2)"}},
+		{"a scale-down the apiserver refused removes nothing", 2, 1,
+			apierrors.NewForbidden(schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}, "pool-a", errors.New("denied")), true,
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+		{"a scale-down that timed out may have landed", 2, 1, context.DeadlineExceeded, false,
+			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight"}},
+		{"a scale-up removes nothing", 4, 1, nil, true,
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", 3))
+			h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+				machine("pool-a-m3", "pool-a", "node-3"))
+			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)),
+				node("node-3", "True", start.Add(-time.Hour)))
+			if tc.patchErr != nil {
+				h.patcher.err["pool-a"] = tc.patchErr
+			}
+			doc := healing(7, healPolicy(tc.maxUnhealthy, 0))
+			doc.Execution.Scaling = true
+			doc.WorkerPools = []desired.Pool{pool("pool-a", tc.replicas)}
 
-	h.exec.Execute(t.Context(), doc)
-	if len(h.patcher.patches) != 1 {
-		t.Fatalf("patches %+v, want the scale-down", h.patcher.patches)
-	}
-	if len(h.world.machineDeletes) != 0 || len(ofType(wire.ActionHeal, h.store.Snapshot())) != 0 {
-		t.Fatalf("machine deletes %+v, heal reports %+v in the pass that patched; want none",
-			h.world.machineDeletes, ofType(wire.ActionHeal, h.store.Snapshot()))
-	}
-	// The next pass writes no patch: the dead worker's Machine goes.
-	h.exec.Execute(t.Context(), doc)
-	if len(h.patcher.patches) != 1 {
-		t.Errorf("patches %+v, want only the first pass's", h.patcher.patches)
-	}
-	want := []machineDelete{{mdNamespace, "pool-a-m1", "uid-pool-a-m1", "10"}}
-	if !reflect.DeepEqual(h.world.machineDeletes, want) {
-		t.Errorf("machine deletes %+v, want %+v", h.world.machineDeletes, want)
+			h.exec.Execute(t.Context(), doc)
+			if len(h.patcher.patches) != 1 {
+				t.Fatalf("patches %+v, want the one scale patch", h.patcher.patches)
+			}
+			if deleted := len(h.world.machineDeletes) == 1; deleted != tc.wantDelete || len(h.world.machineDeletes) > 1 {
+				t.Errorf("machine deletes %+v; want a delete of pool-a-m1: %v", h.world.machineDeletes, tc.wantDelete)
+			}
+			checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{tc.wantReport})
+		})
 	}
 }
 
-// docs/contract.md#desired-state: healing, like scaling and upgrades, takes
+// docs/contract.md#acting-gate: healing, like scaling and upgrades, takes
 // the first 100 of the document's pools by name; a dead worker of a pool
 // past them is refused, while one of a pool within them is healed.
 func TestHeal_APoolPastTheFirstHundredByNameIsNotHealed(t *testing.T) {

@@ -2,7 +2,11 @@ package execute
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/desired"
@@ -119,7 +123,23 @@ func toMDs(records map[string]*cluster.MachineDeployment) map[string]scale.MD {
 // patch writes one decided scaling patch under the fence. A lost lease
 // fails this pool and halts the pass; the elector ends the term on its own.
 func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
-	return e.patchBody(ctx, p.Namespace, p.MD, p.Body())
+	err := e.patchBody(ctx, p.Namespace, p.MD, p.Body())
+	if p.From != nil && p.To < *p.From && mayHaveLanded(err) {
+		e.removing += int(*p.From - p.To)
+	}
+	return err
+}
+
+// mayHaveLanded is false only for an answer that says the apiserver did not
+// apply the write (a 4xx other than a timeout); no answer, a timeout or a
+// 5xx may hide a write that landed.
+func mayHaveLanded(err error) bool {
+	var status apierrors.APIStatus
+	if err == nil || !errors.As(err, &status) {
+		return true
+	}
+	code := status.Status().Code
+	return code < 400 || code >= 500 || code == http.StatusRequestTimeout
 }
 
 // patchBody sends one merge patch to a MachineDeployment under the fence.
@@ -129,7 +149,6 @@ func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []b
 		return err
 	}
 	defer cancel()
-	e.patched = true // a patch that errs may still have landed
 	return e.Patcher.PatchMD(wctx, namespace, md, body)
 }
 

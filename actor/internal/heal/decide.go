@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -81,6 +82,7 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 	if d.Limited = limitsReport(p); d.Limited != nil {
 		d.Keep[LimitsTarget] = true
 	}
+	d.InFlight = o.Removing
 	for _, m := range o.Machines {
 		if m.Deleting {
 			d.InFlight++
@@ -161,7 +163,7 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, md.Autoscaler))
 	case !p.Named[m.Pool]:
 		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: pool %q is not among the desired state's workerPools (the first %d by name); %s", m.Pool, MaxPools, steady(c)))
+			"refusing: pool %q is not among the desired state's workerPools (the first %d by name); %s", m.Pool, desired.MaxPools, steady(c)))
 	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))

@@ -72,6 +72,11 @@ type Observed struct {
 	Machines  []Machine
 	Nodes     map[string]Node // by name
 	MDs       map[string]MD   // by name
+	// Removing is how many Machines the scale-downs sent earlier in this
+	// pass remove: machine-controller marks them deleting only once the
+	// patch has reached it, so no read shows them yet, and they count as in
+	// flight.
+	Removing int
 }
 
 // Policy is the effective healing policy of one desired revision.
@@ -82,7 +87,7 @@ type Policy struct {
 	Cooldown       time.Duration // no floor: 0 means no pause
 	Revision       int64
 	// Named holds the pools the desired document names, the first
-	// MaxPools of them by name (NamedPools). A machine in any other pool is
+	// desired.MaxPools of them by name (NamedPools). A machine in any other pool is
 	// refused: the actor touches only what the platform named, whatever
 	// machine-controller holds besides.
 	Named map[string]bool

@@ -55,21 +55,17 @@ func PolicyFrom(h desired.Healing, revision int64, l Limits) Policy {
 	return p
 }
 
-// MaxPools is how many of the document's pools healing acts in, after
-// sorting by name: the same pools scaling and upgrades process.
-const MaxPools = 100
-
-// NamedPools is Policy.Named for the document's pools: the first MaxPools
-// names in sorted order, a repeated name counted in the cut as scaling and
-// upgrades count it.
+// NamedPools is Policy.Named for the document's pools: the first
+// desired.MaxPools names in sorted order, a repeated name taking a place in
+// the cut for each time it is named, as in scaling and upgrades.
 func NamedPools(pools []desired.Pool) map[string]bool {
 	names := make([]string, 0, len(pools))
 	for _, p := range pools {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	named := make(map[string]bool, min(len(names), MaxPools))
-	for _, name := range names[:min(len(names), MaxPools)] {
+	named := make(map[string]bool, min(len(names), desired.MaxPools))
+	for _, name := range names[:min(len(names), desired.MaxPools)] {
 		named[name] = true
 	}
 	return named

@@ -1,6 +1,7 @@
 package heal
 
 import (
+	"fmt"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -103,4 +104,21 @@ func deletes(d Decision) int {
 		}
 	}
 	return n
+}
+
+// Healing acts in the first 100 of the document's pools after sorting by
+// name, whatever their order; a name given twice takes two of the places.
+func TestNamedPools_TheFirstHundredByName(t *testing.T) {
+	var pools []desired.Pool
+	for i := 149; i >= 0; i-- {
+		pools = append(pools, desired.Pool{Name: fmt.Sprintf("p%03d", i)})
+	}
+	named := NamedPools(pools)
+	if len(named) != 100 || !named["p000"] || !named["p099"] || named["p100"] {
+		t.Errorf("%d pools named, p000 %v, p099 %v, p100 %v; want p000 to p099", len(named), named["p000"], named["p099"], named["p100"])
+	}
+	named = NamedPools(append(pools, desired.Pool{Name: "p000"}))
+	if len(named) != 99 || !named["p098"] || named["p099"] {
+		t.Errorf("with p000 named twice: %d pools named, p098 %v, p099 %v; want p000 to p098", len(named), named["p098"], named["p099"])
+	}
 }

@@ -29,8 +29,8 @@ type checker struct {
 
 	// This step's reference, computed from the world before the pass.
 	ref     reference
-	healed  int  // heal deletes this step that set a Machine deleting
-	patched bool // this step sent a MachineDeployment patch
+	healed  int // heal deletes this step that set a Machine deleting
+	removed int // Machines the scale-downs applied this step remove
 
 	// This leadership term.
 	termStart time.Time
@@ -63,7 +63,7 @@ func (c *checker) newTerm() {
 }
 
 func (c *checker) beginStep(doc desired.Document, step int) {
-	c.doc, c.step, c.healed, c.patched = doc, step, 0, false
+	c.doc, c.step, c.healed, c.removed = doc, step, 0, 0
 	c.ref = reference{}
 	if armed(doc) {
 		c.ref = computeReference(c.w, effective(doc.Healing, c.limits))
@@ -90,10 +90,9 @@ func (c *checker) onWrite(wr *write) {
 	switch wr.kind {
 	case "patch":
 		c.checkPatch(wr)
-		if !c.patched && len(c.ref.candidates) > 0 && !c.ref.storm {
-			c.totals.healsAfterPatch++
+		if d := c.w.md(wr.name); d != nil && d.replicas != nil && wr.replicas != nil && *wr.replicas < *d.replicas {
+			wr.shrinks = *d.replicas - *wr.replicas
 		}
-		c.patched = true
 	case "deleteMachine":
 		c.checkMachineDelete(wr)
 	case "deletePod":
@@ -106,6 +105,13 @@ func (c *checker) answered(wr write) {
 	switch wr.kind {
 	case "patch":
 		c.totals.patches++
+		if wr.err == nil && wr.shrinks > 0 {
+			// machine-controller marks what it removes only on a later step.
+			c.removed += int(wr.shrinks)
+			if len(c.ref.candidates) > 0 && !c.ref.storm {
+				c.totals.scaleDownsBesideHeal++
+			}
+		}
 		if wr.kubelet != nil {
 			c.totals.kubeletPatches++
 			if wr.err == nil {
@@ -254,11 +260,11 @@ type totals struct {
 	cpMixed                                                    int // reads of a control plane whose members disagree
 	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
 	limited                                                    int // steps whose document the local limits tightened
-	healsAfterPatch                                            int // steps that patched while healing had a candidate
+	scaleDownsBesideHeal                                       int // scale-downs applied while healing had a candidate
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d, %d with a heal candidate waiting); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.healsAfterPatch, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs beside a heal candidate); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
 		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

@@ -83,11 +83,6 @@ func (c *checker) checkMachineDelete(wr *write) {
 	if wr.uid != m.uid {
 		c.fail("2 (disruption)", "%s: UID precondition %q is not the Machine's %q", wr, wr.uid, m.uid)
 	}
-	if c.patched {
-		// machine-controller has yet to mark what that patch replaces, so
-		// the budget below would not count it (docs/contract.md#desired-state).
-		c.fail("2 (disruption)", "%s in a pass that patched a MachineDeployment", wr)
-	}
 	c.checkNotJoined(wr, m)
 	c.checkLocalLimits(wr, m, pool)
 	limit := c.ref.policy.maxUnhealthy
@@ -97,9 +92,11 @@ func (c *checker) checkMachineDelete(wr *write) {
 			wr, len(c.ref.candidates), c.ref.unbacked, limit)
 	case !c.ref.candidates[m.name]:
 		c.fail("2 (disruption)", "%s deletes a Machine that is not unhealthy", wr)
-	case c.ref.inFlight+c.healed >= limit:
-		c.fail("2 (disruption)", "%s with %d deleting before the pass and %d deleted in it: maxUnhealthy %d",
-			wr, c.ref.inFlight, c.healed, limit)
+	case c.ref.inFlight+c.removed+c.healed >= limit:
+		// A scale-down of this pass removes Machines no read shows deleting
+		// yet (docs/contract.md#acting-gate).
+		c.fail("2 (disruption)", "%s with %d deleting before the pass, %d removed by its scale-downs and %d deleted in it: maxUnhealthy %d",
+			wr, c.ref.inFlight, c.removed, c.healed, limit)
 	}
 	last := c.termStart
 	if t, ok := c.lastHeal[pool]; ok && t.After(last) {

@@ -65,7 +65,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"live downgrades offered": tot.versions.liveDowngrades, "pre-release rolls": tot.versions.preReleaseRolls,
 		"reads of a control plane mid-upgrade": tot.cpMixed,
 		"unlinked machines held back":          tot.unlinkedHeld, "documents held to the local limits": tot.limited,
-		"patches with a heal candidate waiting": tot.healsAfterPatch,
+		"scale-downs beside a heal candidate": tot.scaleDownsBesideHeal,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)

@@ -12,12 +12,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// MaxPools is how many pools one pass processes, after sorting by name.
-const MaxPools = 100
 
 // FieldManager is the field manager every MachineDeployment patch is sent
 // with, scaling's and upgrades' alike.
@@ -66,7 +64,7 @@ type Step struct {
 }
 
 // Plan decides one scaling pass. Pools are sorted by name and at most
-// MaxPools are processed. mds holds the MachineDeployments of the namespace
+// desired.MaxPools are processed. mds holds the MachineDeployments of the namespace
 // by name; a nil map, or a non-nil listErr, means the List failed, and then
 // every pool is reported failed and retried. With no pools the caller need
 // not List at all: Plan returns nil whatever mds holds.
@@ -172,13 +170,13 @@ func listFailed(pools []Target, listErr error, p Policy) []Step {
 	return steps
 }
 
-// firstPools returns a sorted copy of at most MaxPools pools. The sort is
+// firstPools returns a sorted copy of at most desired.MaxPools pools. The sort is
 // stable so equal names keep the document's order.
 func firstPools(pools []Target) []Target {
 	sorted := slices.Clone(pools)
 	slices.SortStableFunc(sorted, func(a, b Target) int { return cmp.Compare(a.Name, b.Name) })
-	if len(sorted) > MaxPools {
-		sorted = sorted[:MaxPools]
+	if len(sorted) > desired.MaxPools {
+		sorted = sorted[:desired.MaxPools]
 	}
 	return sorted
 }

@@ -5,10 +5,11 @@
 //
 // The store keeps every entry it is given until a revision change, a Prune
 // or a Clear; the executor prunes each capability to what its pass decided
-// about, which bounds the store by the document. The wire carries at most
-// 20, and the original kept the oldest, so a long revision's later heal
-// outcomes were cut. Newest closes that: it hands out the entries that
-// changed most recently, still in store order.
+// about, done reports excepted, so a platform that names new pools at the
+// same revision replaces reports instead of piling them up. The wire
+// carries at most 20, and the original kept the oldest, so a long
+// revision's later heal outcomes were cut. Newest closes that: it hands out
+// the entries that changed most recently, still in store order.
 package store
 
 import (

@@ -19,13 +19,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/refuse"
 	"kubehz.dev/agent/shared/printable"
 	"kubehz.dev/agent/shared/wire"
 )
-
-// MaxPools is how many pools one pass processes, after sorting by name.
-const MaxPools = 100
 
 // MD is the compact record of one MachineDeployment that upgrades read.
 type MD struct {
@@ -83,7 +81,7 @@ type Step struct {
 }
 
 // Plan decides one upgrade pass. Pools are sorted by name and at most
-// MaxPools are processed. Steps come back in pool order, one per pool that
+// desired.MaxPools are processed. Steps come back in pool order, one per pool that
 // has something to report; a pool with nothing to say (always at target, or
 // a control-plane or autoscaler pool already at target) has no step. At most
 // one step carries a Patch. retry asks for another pass on the next poll
@@ -140,7 +138,7 @@ func Plan(o Observed, p Policy, mem Memory) (steps []Step, retry bool) {
 // final report.
 type entry struct{ name, refusal string }
 
-// selectPools sorts the names, keeps at most MaxPools, drops empty names
+// selectPools sorts the names, keeps at most desired.MaxPools, drops empty names
 // (there is no target to report them under) and refuses the invalid and the
 // ambiguous ones.
 func selectPools(names []string) []entry {
@@ -152,8 +150,8 @@ func selectPools(names []string) []entry {
 	}
 	sorted := slices.Clone(names)
 	slices.SortFunc(sorted, cmp.Compare[string])
-	if len(sorted) > MaxPools {
-		sorted = sorted[:MaxPools]
+	if len(sorted) > desired.MaxPools {
+		sorted = sorted[:desired.MaxPools]
 	}
 	var out []entry
 	for i, name := range sorted {
