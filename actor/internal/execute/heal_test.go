@@ -892,6 +892,10 @@ func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
 			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight"}},
 		{"a scale-up removes nothing", 4, 1, nil, true,
 			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+		// Without the lease nothing is sent, the delete neither: the heal
+		// is refused for the lease, not held for a scale-down.
+		{"a scale-down the fence held back removes nothing", 2, 1, errLostLease, false,
+			report{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHealHarness(t, poolMD("pool-a", 3))
@@ -899,7 +903,11 @@ func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
 				machine("pool-a-m3", "pool-a", "node-3"))
 			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)),
 				node("node-3", "True", start.Add(-time.Hour)))
-			if tc.patchErr != nil {
+			wantPatches := 1
+			switch {
+			case errors.Is(tc.patchErr, errLostLease):
+				h.fence.Err, wantPatches = tc.patchErr, 0
+			case tc.patchErr != nil:
 				h.patcher.err["pool-a"] = tc.patchErr
 			}
 			doc := healing(7, healPolicy(tc.maxUnhealthy, 0))
@@ -907,8 +915,8 @@ func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
 			doc.WorkerPools = []desired.Pool{pool("pool-a", tc.replicas)}
 
 			h.exec.Execute(t.Context(), doc)
-			if len(h.patcher.patches) != 1 {
-				t.Fatalf("patches %+v, want the one scale patch", h.patcher.patches)
+			if len(h.patcher.patches) != wantPatches {
+				t.Fatalf("patches %+v, want %d", h.patcher.patches, wantPatches)
 			}
 			if deleted := len(h.world.machineDeletes) == 1; deleted != tc.wantDelete || len(h.world.machineDeletes) > 1 {
 				t.Errorf("machine deletes %+v; want a delete of pool-a-m1: %v", h.world.machineDeletes, tc.wantDelete)

@@ -123,8 +123,8 @@ func toMDs(records map[string]*cluster.MachineDeployment) map[string]scale.MD {
 // patch writes one decided scaling patch under the fence. A lost lease
 // fails this pool and halts the pass; the elector ends the term on its own.
 func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
-	err := e.patchBody(ctx, p.Namespace, p.MD, p.Body())
-	if p.From != nil && p.To < *p.From && mayHaveLanded(err) {
+	sent, err := e.sendPatch(ctx, p.Namespace, p.MD, p.Body())
+	if sent && p.From != nil && p.To < *p.From && mayHaveLanded(err) {
 		e.removing += int(*p.From - p.To)
 	}
 	return err
@@ -144,12 +144,18 @@ func mayHaveLanded(err error) bool {
 
 // patchBody sends one merge patch to a MachineDeployment under the fence.
 func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []byte) error {
+	_, err := e.sendPatch(ctx, namespace, md, body)
+	return err
+}
+
+// sendPatch is patchBody, also saying whether the fence let the patch go.
+func (e *Executor) sendPatch(ctx context.Context, namespace, md string, body []byte) (sent bool, err error) {
 	wctx, cancel, err := e.Fence.Write(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer cancel()
-	return e.Patcher.PatchMD(wctx, namespace, md, body)
+	return true, e.Patcher.PatchMD(wctx, namespace, md, body)
 }
 
 // event records every act and refusal on the MachineDeployment it concerns,
