@@ -1,8 +1,12 @@
 package config
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/klog/v2"
 
@@ -12,11 +16,52 @@ import (
 
 // NewLogger returns the agent's one log stream: JSON lines at level on w,
 // with client-go's klog routed into the same handler so a user reads one
-// format. klog is process-global, so call it once, from run.
+// format. klog then follows the newest logger.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	log := slog.New(slog.NewJSONHandler(printableWriter{w}, &slog.HandlerOptions{Level: level}))
-	klog.SetSlogLogger(log)
-	return log
+	h := slog.Handler(slog.NewJSONHandler(printableWriter{w}, &slog.HandlerOptions{Level: level}))
+	klogTarget.Store(&h)
+	klogOnce.Do(func() { klog.SetSlogLogger(slog.New(klogHandler{})) })
+	return slog.New(h)
+}
+
+// klog's logger is a process global that client-go's goroutines read
+// without a lock, and an informer's list can outlive the run that started
+// it. A binary builds one logger, but a test binary runs run() many times:
+// setting klog's logger again raced with the last run's lists. So klog is
+// set once, to a handler that forwards to the newest logger's.
+var (
+	klogOnce   sync.Once
+	klogTarget atomic.Pointer[slog.Handler]
+)
+
+// klogHandler forwards to klogTarget, replaying the attributes and groups
+// klog added on the way.
+type klogHandler struct {
+	with []func(slog.Handler) slog.Handler
+}
+
+func (k klogHandler) target() slog.Handler {
+	h := *klogTarget.Load()
+	for _, with := range k.with {
+		h = with(h)
+	}
+	return h
+}
+
+func (k klogHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return k.target().Enabled(ctx, l)
+}
+
+func (k klogHandler) Handle(ctx context.Context, r slog.Record) error {
+	return k.target().Handle(ctx, r)
+}
+
+func (k klogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return klogHandler{append(slices.Clip(k.with), func(h slog.Handler) slog.Handler { return h.WithAttrs(attrs) })}
+}
+
+func (k klogHandler) WithGroup(name string) slog.Handler {
+	return klogHandler{append(slices.Clip(k.with), func(h slog.Handler) slog.Handler { return h.WithGroup(name) })}
 }
 
 // printableWriter passes each JSON line on with every rune a terminal would

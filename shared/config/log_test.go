@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"unicode"
+
+	"k8s.io/klog/v2"
 )
 
 // TestNewLogger_LogsOutsideTextWithoutARuneATerminalWouldObey: slog escapes the
@@ -33,5 +36,30 @@ func TestNewLogger_LogsOutsideTextWithoutARuneATerminalWouldObey(t *testing.T) {
 	}
 	if line.Msg != "Refused the target "+hostile || line.Version != hostile || line.Err != hostile || line.Pool.Name != hostile {
 		t.Errorf("the line decodes to %+v, not the text logged", line)
+	}
+}
+
+// client-go logs through klog, a process global its goroutines read without
+// a lock, and an informer's list can outlive the run that started it: the
+// next run's NewLogger must neither race with it (-race fails this test
+// when klog's logger is set again) nor leave klog writing to the old stream.
+func TestNewLogger_KlogFollowsTheNewestLoggerWithoutARace(t *testing.T) {
+	var first, second bytes.Buffer
+	NewLogger(&first, slog.LevelInfo)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			klog.Background().WithValues("pool", "a").Info("from a list")
+		}
+	}()
+	NewLogger(&second, slog.LevelInfo)
+	<-done
+	klog.Background().WithValues("pool", "b").Info("after the second run began")
+	if !strings.Contains(second.String(), `"msg":"after the second run began","pool":"b"`) {
+		t.Errorf("the second logger did not get klog's line:\n%s", second.String())
+	}
+	if strings.Contains(first.String(), "after the second run began") {
+		t.Error("klog still writes to the first logger")
 	}
 }
