@@ -81,12 +81,12 @@ type Step struct {
 }
 
 // Plan decides one upgrade pass. Pools are sorted by name and at most
-// desired.MaxPools are processed. Steps come back in pool order, one per pool that
-// has something to report; a pool with nothing to say (always at target, or
-// a control-plane or autoscaler pool already at target) has no step. At most
-// one step carries a Patch. retry asks for another pass on the next poll
-// tick: true while a pool rolls, waits or failed transiently, false once
-// everything converged or only final refusals remain.
+// desired.MaxPools are processed. Steps come back in pool order, one per
+// pool that has something to report; a pool with nothing to say (always at
+// target, or a control-plane or autoscaler pool already at target) has no
+// step. At most one step carries a Patch. retry asks for another pass on the
+// next poll tick: true while a pool rolls, waits or failed transiently, false
+// once everything converged or only final refusals remain.
 //
 // Plan writes into mem: it remembers the "from" it derives for a pool found
 // mid-roll, and forgets the "from" of a pool whose MachineDeployment is off
@@ -138,9 +138,9 @@ func Plan(o Observed, p Policy, mem Memory) (steps []Step, retry bool) {
 // final report.
 type entry struct{ name, refusal string }
 
-// selectPools sorts the names, keeps at most desired.MaxPools, drops empty names
-// (there is no target to report them under) and refuses the invalid and the
-// ambiguous ones.
+// selectPools sorts the names, keeps at most desired.MaxPools, drops empty
+// names (there is no target to report them under) and refuses the invalid
+// and the ambiguous ones.
 func selectPools(names []string) []entry {
 	// Count over the whole list before the cut, so a name whose second copy
 	// falls past it is still refused as ambiguous.
