@@ -63,9 +63,6 @@ type Executor struct {
 	// document before anything else, and a publish that fails leaves it
 	// false until a later Flush lands it.
 	landed bool
-	// removing counts the Machines this pass's scale-downs remove, which
-	// healing counts as in flight (heal.Observed.Removing).
-	removing int
 	// introduced is true once any write of this term's reports has landed;
 	// until then the term does not act (introduce).
 	introduced bool
@@ -103,16 +100,15 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	// Capacity first, then version rolls, then disruption: the healer
 	// counts the machines the earlier steps set deleting, and those this
 	// pass's scale-downs remove before machine-controller marks them.
-	e.removing = 0
-	retry := false
+	retry, removing := false, 0
 	if x.Scaling {
-		retry = e.scale(ctx, doc)
+		retry, removing = e.scale(ctx, doc)
 	}
 	if x.Upgrades {
 		retry = e.upgrade(ctx, doc) || retry
 	}
 	if doc.HealingArmed() {
-		e.heal(ctx, doc)
+		e.heal(ctx, doc, removing)
 		retry = true // healing re-evaluates on every tick, 304s included
 	}
 	e.publish(ctx, doc.Revision)

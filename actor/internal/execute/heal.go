@@ -10,8 +10,9 @@ import (
 )
 
 // heal runs one healing pass: the unwedge first, so it fires even when nothing
-// new is unhealthy, then detection and the deletes it allows.
-func (e *Executor) heal(ctx context.Context, doc desired.Document) {
+// new is unhealthy, then detection and the deletes it allows. removing is
+// what this pass's scale-downs remove, counted as in flight.
+func (e *Executor) heal(ctx context.Context, doc desired.Document, removing int) {
 	if err := e.ensure(ctx, true); err != nil {
 		e.Log.Warn("Healing skipped this pass: cannot read the cluster; retrying next poll", "err", err)
 		return
@@ -19,7 +20,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 	w := e.cached(true)
 	now := e.now()
 	o := w.observed(e.Namespace)
-	o.Removing = e.removing
+	o.Removing = removing
 	e.unwedge(ctx, o, doc.Revision, now)
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)
@@ -37,7 +38,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document) {
 		}
 		w = fresh
 		o = w.observed(e.Namespace)
-		o.Removing = e.removing
+		o.Removing = removing
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)

@@ -2,11 +2,7 @@ package execute
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"strings"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/desired"
@@ -14,8 +10,9 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// scale runs the scaling pass and reports whether it wants a retry.
-func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
+// scale runs the scaling pass. It reports whether it wants a retry, and how
+// many Machines its scale-downs remove (scale.Patch.Removes).
+func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool, removing int) {
 	pools := make([]scale.Target, 0, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
 		sp := scale.Target{Name: p.Name, Unknown: p.DesiredReplicas == nil}
@@ -26,7 +23,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 	}
 	if len(pools) == 0 {
 		e.Store.Prune(wire.ActionScale, nil)
-		return false
+		return false, 0
 	}
 	var records map[string]*cluster.MachineDeployment
 	var listErr error
@@ -60,7 +57,9 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 		e.Store.Upsert(st.Action)
 		final, halt := st.Action, false
 		if st.Patch != nil {
-			final, halt = scale.Outcome(st, e.patch(ctx, st.Patch))
+			sent, err := e.sendPatch(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
+			removing += st.Patch.Removes(sent, err)
+			final, halt = scale.Outcome(st, err)
 			e.Store.Upsert(final)
 			outcomes = append(outcomes, final)
 		}
@@ -72,7 +71,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) bool {
 		}
 	}
 	e.Store.Prune(wire.ActionScale, targets(steps, func(st scale.Step) string { return st.Action.Target }))
-	return scale.Retry(steps, outcomes)
+	return scale.Retry(steps, outcomes), removing
 }
 
 // confirm re-reads, straight from the apiserver, every MachineDeployment
@@ -118,28 +117,6 @@ func toMDs(records map[string]*cluster.MachineDeployment) map[string]scale.MD {
 		}
 	}
 	return out
-}
-
-// patch writes one decided scaling patch under the fence. A lost lease
-// fails this pool and halts the pass; the elector ends the term on its own.
-func (e *Executor) patch(ctx context.Context, p *scale.Patch) error {
-	sent, err := e.sendPatch(ctx, p.Namespace, p.MD, p.Body())
-	if sent && p.From != nil && p.To < *p.From && mayHaveLanded(err) {
-		e.removing += int(*p.From - p.To)
-	}
-	return err
-}
-
-// mayHaveLanded is false only for an answer that says the apiserver did not
-// apply the write (a 4xx other than a timeout); no answer, a timeout or a
-// 5xx may hide a write that landed.
-func mayHaveLanded(err error) bool {
-	var status apierrors.APIStatus
-	if err == nil || !errors.As(err, &status) {
-		return true
-	}
-	code := status.Status().Code
-	return code < 400 || code >= 500 || code == http.StatusRequestTimeout
 }
 
 // patchBody sends one merge patch to a MachineDeployment under the fence.

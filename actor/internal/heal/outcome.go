@@ -1,7 +1,6 @@
 package heal
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -51,21 +50,10 @@ func Outcome(step Step, err error, namespace string) (wire.Action, Result) {
 	}
 	a.Status = wire.StatusFailed
 	a.Detail = refuse.WriteFailed("delete", err, refuse.MachineDeleteRule(namespace))
-	if unsure(err) {
+	if refuse.Unsure(err) {
 		return a, Unsure
 	}
 	return a, Failed
-}
-
-// unsure reports whether err leaves open that the apiserver applied the
-// request: anything but a definite refusal (a 4xx status).
-func unsure(err error) bool {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return true // the connection, the deadline: no answer at all
-	}
-	code := status.Status().Code
-	return code >= 500 || code == 0 || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
 }
 
 // NodeChanged is the report for a decided delete that was not sent because

@@ -2,6 +2,7 @@ package refuse
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,4 +84,15 @@ func (p MDPatch) Refused(a wire.Action, err error) (wire.Action, bool) {
 	a.Status = wire.StatusFailed
 	a.Detail = WriteFailed("patch", err, MDPatchRule(p.Namespace))
 	return a, true
+}
+
+// Unsure reports whether a failed write's err leaves open that the apiserver
+// applied it: anything but a definite refusal (a 4xx status).
+func Unsure(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true // the connection, the deadline: no answer at all
+	}
+	code := status.Status().Code
+	return code >= 500 || code == 0 || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
 }

@@ -15,6 +15,18 @@ type Patch struct {
 	To   int64
 }
 
+// Removes is how many Machines p removes once it lands: the drop in replicas
+// of a scale-down from a known count, when the fence let it go (sent) and
+// the answer leaves open that it landed. machine-controller marks those
+// Machines deleting only once the patch reaches it, so healing in the same
+// pass counts them as in flight.
+func (p Patch) Removes(sent bool, err error) int {
+	if !sent || p.From == nil || p.To >= *p.From || (err != nil && !refuse.Unsure(err)) {
+		return 0
+	}
+	return int(*p.From - p.To)
+}
+
 // Body is the JSON merge patch to send with FieldManager: the replica count,
 // with the decided resourceVersion as its precondition when one was read.
 func (p Patch) Body() []byte {
