@@ -67,8 +67,11 @@ type Env struct {
 	assets    string      // the pinned control plane's binaries
 	restarted []*exec.Cmd // kube-apiservers started by RestartAPIServer
 	forget    func()      // drops Stop from what an interrupt stops
-	stopOnce  sync.Once
-	stopErr   error
+	// procs is held while this control plane's processes are launched or
+	// stopped, so that a stop waits for a launch under way; see Stop.
+	procs   sync.Mutex
+	stopped bool
+	stopErr error
 }
 
 // Options tune the control plane.
@@ -115,8 +118,11 @@ func Start(opts Options) (*Env, error) {
 	e := &Env{Root: root, env: te, assets: assets}
 	// Registered before the start, which is where an interrupt most often
 	// lands: a cold apiserver can take a minute to come up.
+	e.procs.Lock()
 	e.forget = onInterrupt(func() { _ = e.Stop() })
-	if e.Config, err = te.Start(); err != nil {
+	e.Config, err = te.Start()
+	e.procs.Unlock()
+	if err != nil {
 		e.forget()
 		return nil, fmt.Errorf("start control plane from %s: %w", assets, err)
 	}
@@ -197,8 +203,21 @@ func (e *Env) etcdCall(ctx context.Context, method, path, body string, out any) 
 // envtest reports as an error; the restarted one is stopped here. Only the
 // first call stops: StopBeforeTimeout may have stopped it while a test
 // still ran, and the test's own Stop comes after.
+//
+// A Stop that lands while the start or a RestartAPIServer is still
+// launching waits for the launch to end. envtest's Stop skips a process it
+// has not launched yet, and the start, running on beside it, launched that
+// process afterwards: an interrupt then left an etcd running with nothing
+// to stop it.
 func (e *Env) Stop() error {
-	e.stopOnce.Do(func() { e.stopErr = e.stop() })
+	if !e.procs.TryLock() {
+		fmt.Fprintln(os.Stderr, "kube: a control plane is still starting; stopping it once it has")
+		e.procs.Lock()
+	}
+	defer e.procs.Unlock()
+	if !e.stopped {
+		e.stopped, e.stopErr = true, e.stop()
+	}
 	return e.stopErr
 }
 

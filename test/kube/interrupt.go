@@ -23,18 +23,27 @@ import (
 // story as it does.
 var cleanup struct {
 	sync.Mutex
-	next  int
-	stops map[int]func()
-	quit  chan struct{}
+	next     int
+	stops    map[int]func()
+	quit     chan struct{}
+	stopping bool // stopAll has taken the stops it runs
 }
 
 // onInterrupt runs stop if the test binary is interrupted before the
-// returned forget is called.
+// returned forget is called. Register before starting what stop stops (see
+// launch): once stopAll has begun, onInterrupt never returns, since what
+// its caller went on to start would outlive the binary, which exits (or
+// panics at its timeout) soon after.
 func onInterrupt(stop func()) (forget func()) {
 	if !testing.Testing() {
 		return func() {}
 	}
 	cleanup.Lock()
+	if cleanup.stopping {
+		cleanup.Unlock()
+		fmt.Fprintln(os.Stderr, "kube: stopping what the tests started; starting nothing more")
+		select {}
+	}
 	defer cleanup.Unlock()
 	if len(cleanup.stops) == 0 {
 		cleanup.stops = map[int]func(){}
@@ -75,16 +84,41 @@ func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
 // audit log) that remove deletes, and that an interrupt, or the stop before
 // a timeout, deletes if remove has not run by then.
 func TempDir(pattern string) (dir string, remove func(), err error) {
-	if dir, err = os.MkdirTemp("", pattern); err != nil {
+	forget, err := launch(func() (err error) {
+		dir, err = os.MkdirTemp("", pattern)
+		return err
+	}, func() { _ = os.RemoveAll(dir) })
+	if err != nil {
 		return "", nil, err
 	}
-	forget := onInterrupt(func() { _ = os.RemoveAll(dir) })
 	return dir, func() { forget(); _ = os.RemoveAll(dir) }, nil
+}
+
+// launch registers stop with onInterrupt, then runs start. An interrupt
+// that lands while start runs waits for it to end before it stops: a stop
+// that ran first would find nothing to stop, and what start went on to
+// launch would outlive the binary. If start fails, stop is forgotten; it
+// has run only if an interrupt came first, and must then expect nothing.
+func launch(start func() error, stop func()) (forget func(), err error) {
+	var starting sync.Mutex
+	starting.Lock()
+	forget = onInterrupt(func() {
+		starting.Lock()
+		defer starting.Unlock()
+		stop()
+	})
+	err = start()
+	starting.Unlock()
+	if err != nil {
+		forget()
+	}
+	return forget, err
 }
 
 // stopAll stops everything registered and still running, side by side.
 func stopAll() int {
 	cleanup.Lock()
+	cleanup.stopping = true
 	stops := make([]func(), 0, len(cleanup.stops))
 	for _, stop := range cleanup.stops {
 		stops = append(stops, stop)

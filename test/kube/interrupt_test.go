@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +22,7 @@ const childEnv = "KUBEHZ_TEST_CHILD"
 const (
 	interruptedChild = "interrupted"
 	timedOutChild    = "timed-out"
+	startingChild    = "interrupted-while-starting"
 )
 
 // runChild is TestMain in a child: it starts a control plane and a
@@ -28,6 +31,9 @@ const (
 // TestTimedOutChild_HangsUntilTheTimeout until -test.timeout with the stop
 // set 10 s before it (timed-out).
 func runChild(m *testing.M, mode string) int {
+	if mode == startingChild {
+		return runStartingChild()
+	}
 	fail := func(err error) int {
 		fmt.Println("error:", err)
 		return 1
@@ -62,6 +68,21 @@ func runChild(m *testing.M, mode string) int {
 	return 1
 }
 
+// runStartingChild says "starting" and starts a control plane, which the
+// signal meant to stop it interrupts. Beside it stopAll runs a stop that
+// takes 10 s, as other control planes' stops take a while: long enough for
+// envtest to launch etcd and the apiserver after a stop that found nothing
+// yet to stop.
+func runStartingChild() int {
+	onInterrupt(func() { time.Sleep(10 * time.Second) })
+	fmt.Println("starting")
+	if _, err := Start(Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+	}
+	time.Sleep(10 * time.Minute) // the signal ends the child
+	return 1
+}
+
 // TestTimedOutChild_HangsUntilTheTimeout is the timed-out child's test,
 // skipped anywhere else.
 func TestTimedOutChild_HangsUntilTheTimeout(t *testing.T) {
@@ -85,6 +106,82 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, c.stderr.String())
 	}
 	c.requireAllGone(t)
+}
+
+// TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning: an
+// interrupt often lands while a control plane is starting. What the start
+// launches after the interrupt must be stopped too (a stop that ran first
+// found nothing to stop, and an etcd outlived a stopped make test), and a
+// start that begins once the stopping has must launch nothing.
+func TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning(t *testing.T) {
+	t.Parallel() // each waits on a child of its own
+	// envtest makes its data and certificate directories in TMPDIR: every
+	// process with this one in its command line is the child's.
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+startingChild, "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "starting\n" {
+		t.Fatalf("child said %q (%v); stderr:\n%s", line, err, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait() }()
+	select {
+	case <-exit:
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the child did not exit within 3 minutes; stderr:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 128+15 {
+		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, stderr.String())
+	}
+	// The control: the signal met the start, either under way or not yet
+	// registered, and not after it had ended.
+	if !strings.Contains(stderr.String(), "kube: a control plane is still starting") &&
+		!strings.Contains(stderr.String(), "kube: stopping what the tests started; starting nothing more") {
+		t.Errorf("the signal did not land during the start; stderr:\n%s", stderr.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	left := processesWith(tmp)
+	for ; len(left) > 0 && time.Now().Before(deadline); left = processesWith(tmp) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for pid, args := range left {
+		t.Errorf("%d still runs after the child exited: %s", pid, args)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if entries, err := os.ReadDir(tmp); err != nil || len(entries) > 0 {
+		t.Errorf("the child left %d entries in its TMPDIR (%v)", len(entries), err)
+	}
+}
+
+// processesWith gives the command lines of the running processes with s in
+// theirs, by pid.
+func processesWith(s string) map[int]string {
+	found := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, d := range entries {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || exited(pid) {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if args := strings.ReplaceAll(string(raw), "\x00", " "); err == nil && strings.Contains(args, s) {
+			found[pid] = args
+		}
+	}
+	return found
 }
 
 // TestTimeout_StopsTheControlPlaneBeforeThePanic: a test binary past its

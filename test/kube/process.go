@@ -62,11 +62,15 @@ func StartProcessTee(bin string, env []string, tee io.Writer, args ...string) (*
 		out = io.MultiWriter(buf, tee)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	forget, err := launch(cmd.Start, func() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
 	}
 	p := &Process{cmd: cmd, out: buf, done: make(chan struct{})}
-	forget := onInterrupt(func() { _ = cmd.Process.Kill() })
 	go func() {
 		p.err = cmd.Wait()
 		forget()

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -42,15 +43,9 @@ func (e *Env) RestartAPIServer(ctx context.Context, down time.Duration) error {
 		return ctx.Err()
 	case <-time.After(down):
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	// Its output is dropped, as envtest drops the first one's: a log file
-	// in the temporary directory outlived every run.
-	cmd.Env = environ
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("restart kube-apiserver: %w", err)
+	if err := e.relaunch(args, environ); err != nil {
+		return err
 	}
-	e.restarted = append(e.restarted, cmd)
-	go func() { _ = cmd.Wait() }()
 	for {
 		if body, err := e.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err == nil && bytes.Equal(body, []byte("ok")) {
 			return nil
@@ -61,6 +56,26 @@ func (e *Env) RestartAPIServer(ctx context.Context, down time.Duration) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// relaunch starts kube-apiserver again, unless the control plane was
+// stopped meanwhile: nothing would stop that one.
+func (e *Env) relaunch(args, environ []string) error {
+	e.procs.Lock()
+	defer e.procs.Unlock()
+	if e.stopped {
+		return errors.New("restart kube-apiserver: the control plane was stopped")
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	// Its output is dropped, as envtest drops the first one's: a log file
+	// in the temporary directory outlived every run.
+	cmd.Env = environ
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("restart kube-apiserver: %w", err)
+	}
+	e.restarted = append(e.restarted, cmd)
+	go func() { _ = cmd.Wait() }()
+	return nil
 }
 
 // apiserverProcess finds this Env's kube-apiserver by its secure port.
