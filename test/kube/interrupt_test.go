@@ -118,39 +118,33 @@ func TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning(t *testing.T) {
 	// envtest makes its data and certificate directories in TMPDIR: every
 	// process with this one in its command line is the child's.
 	tmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+startingChild, "TMPDIR="+tmp)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), exit: make(chan error, 1)}
+	c.cmd.Env = append(os.Environ(), childEnv+"="+startingChild, "TMPDIR="+tmp)
+	c.cmd.Stderr = &c.stderr
+	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	t.Cleanup(func() { _ = c.cmd.Process.Kill() })
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "starting\n" {
-		t.Fatalf("child said %q (%v); stderr:\n%s", line, err, stderr.String())
+		t.Fatalf("child said %q (%v); stderr:\n%s", line, err, c.stderr.String())
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	exit := make(chan error, 1)
-	go func() { exit <- cmd.Wait() }()
-	select {
-	case <-exit:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("the child did not exit within 3 minutes; stderr:\n%s", stderr.String())
+	go func() { c.exit <- c.cmd.Wait() }()
+	if code := c.awaitExit(t, 3*time.Minute); code != 128+15 {
+		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, c.stderr.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 128+15 {
-		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, stderr.String())
-	}
+	stderr := c.stderr.String()
 	// The control: the signal met the start, either under way or not yet
 	// registered, and not after it had ended.
-	if !strings.Contains(stderr.String(), "kube: a control plane is still starting") &&
-		!strings.Contains(stderr.String(), "kube: stopping what the tests started; starting nothing more") {
-		t.Errorf("the signal did not land during the start; stderr:\n%s", stderr.String())
+	if !strings.Contains(stderr, "kube: a control plane is still starting") &&
+		!strings.Contains(stderr, "kube: stopping what the tests started; starting nothing more") {
+		t.Errorf("the signal did not land during the start; stderr:\n%s", stderr)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	left := processesWith(tmp)
