@@ -10,6 +10,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/clock"
@@ -30,7 +31,8 @@ func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.
 		log := slog.New(slog.DiscardHandler)
 		alive := progress{liveness.NewBeacon(path, liveness.Options{Log: log})}
 		alive.Idle()
-		client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "actor"}})
+		client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "actor"}},
+			&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "kubehz-actor"}}) // as deploy/actor ships it
 		fetcher := &wedgingFetcher{answers: 4}
 		work := func(ctx context.Context, _ *lead.Fence) error {
 			alive.Step()

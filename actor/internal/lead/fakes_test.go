@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -42,6 +45,37 @@ func journalReleases(client *fake.Clientset, j *journal) {
 		}
 		return false, nil, nil
 	})
+}
+
+// newClient is a fake clientset holding objects and, unless they include a
+// Lease, the Lease as deploy/actor ships it: unheld. Its Lease updates carry
+// the apiserver's precondition, which the fake's tracker skips: an update
+// made from a stale read is a Conflict, so two candidates that both read
+// the unheld Lease cannot both take it.
+func newClient(objects ...runtime.Object) *fake.Clientset {
+	if !slices.ContainsFunc(objects, func(o runtime.Object) bool { _, ok := o.(*coordinationv1.Lease); return ok }) {
+		objects = append(objects, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: testLease}})
+	}
+	client := fake.NewClientset(objects...)
+	var mu sync.Mutex
+	version := 0
+	client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease).DeepCopy()
+		gvr := action.GetResource()
+		current, err := client.Tracker().Get(gvr, lease.Namespace, lease.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		if lease.ResourceVersion != current.(*coordinationv1.Lease).ResourceVersion {
+			return true, nil, apierrors.NewConflict(gvr.GroupResource(), lease.Name, errors.New("the object has been modified"))
+		}
+		version++
+		lease.ResourceVersion = strconv.Itoa(version)
+		return true, lease, client.Tracker().Update(gvr, lease, lease.Namespace)
+	})
+	return client
 }
 
 // running is one Run in flight; the test's cleanup cancels it and waits.

@@ -43,7 +43,7 @@ const linger = 200 * time.Millisecond
 
 func TestRun_OneLeaderWorksAndHandsOverOnlyAfterItsWorkStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
+		client := newClient(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		started := make(chan string, 2)
@@ -112,9 +112,63 @@ func TestRun_OneLeaderWorksAndHandsOverOnlyAfterItsWorkStopped(t *testing.T) {
 	})
 }
 
+// TestRun_WithoutItsLeaseCreatesNoneAndLeadsOnceItIsApplied: a Get that
+// finds no Lease is client-go's elector's reason to create one; the actor
+// never does (deploy/actor ships the Lease), and it waits, acting on
+// nothing, until the Lease is applied.
+func TestRun_WithoutItsLeaseCreatesNoneAndLeadsOnceItIsApplied(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client := fake.NewClientset(actorDeployment(false)) // no Lease
+		started := make(chan struct{})
+		work := func(ctx context.Context, _ *Fence) error {
+			close(started)
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		r := startRun(t, candidate(client, "a"), nil, work)
+		time.Sleep(3 * standbyRetry)
+		synctest.Wait()
+
+		var missed, creates int
+		for _, a := range client.Actions() {
+			switch {
+			case a.GetResource().Resource != "leases":
+			case a.GetVerb() == "get":
+				missed++ // every Lease read so far found none
+			case a.GetVerb() == "create":
+				creates++
+			}
+		}
+		if creates != 0 {
+			t.Fatalf("%d Lease create(s) sent, want none", creates)
+		}
+		// The control: the elector looked for the Lease on every retry.
+		if missed < 3 {
+			t.Fatalf("the elector read the missing Lease %d times in three retry periods, want 3 or more", missed)
+		}
+		select {
+		case <-started:
+			t.Fatal("the candidate worked without a Lease")
+		default:
+		}
+		if r.returned() {
+			t.Fatalf("Run gave up without its Lease: %v", r.err)
+		}
+
+		// Applying deploy/actor brings the Lease, unheld.
+		if err := client.Tracker().Add(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: testLease}}); err != nil {
+			t.Fatal(err)
+		}
+		receive(t, started, standbyRetry+time.Second, "leading once the Lease exists")
+		if got := holderOf(t, client); got != "a" {
+			t.Errorf("lease holder = %q, want a", got)
+		}
+	})
+}
+
 func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrFenced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
+		client := newClient(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		fenced := make(chan struct{})
@@ -175,12 +229,11 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 			// immediate first attempt; repeat it to let either side win.
 			for range 20 {
 				synctest.Test(t, func(t *testing.T) {
-					client := fake.NewClientset(actorDeployment(false))
+					objects := []runtime.Object{actorDeployment(false)}
 					if tc.heldByOther {
-						if err := client.Tracker().Add(heldLease("other", time.Now(), 15)); err != nil {
-							t.Fatal(err)
-						}
+						objects = append(objects, heldLease("other", time.Now(), 15))
 					}
+					client := newClient(objects...)
 					fenced := make(chan struct{})
 					if !tc.heldByOther {
 						close(fenced)
@@ -216,7 +269,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 
 func TestRun_StandbyCancelledReturnsNilWithoutWorking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), 15))
+		client := newClient(actorDeployment(false), heldLease("other", time.Now(), 15))
 		work := func(context.Context, *Fence) error {
 			t.Errorf("a standby ran work")
 			return nil
@@ -235,7 +288,7 @@ func TestRun_StandbyCancelledReturnsNilWithoutWorking(t *testing.T) {
 
 func TestRun_FailedRenewalsCancelWorkAndReturnErrLostLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
+		client := newClient(actorDeployment(false))
 		var failing atomic.Bool
 		client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
 			if failing.Load() {
@@ -287,7 +340,7 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				client := fake.NewClientset(actorDeployment(false))
+				client := newClient(actorDeployment(false))
 				events := &journal{}
 				journalReleases(client, events)
 				work := func(context.Context, *Fence) error {
@@ -317,7 +370,7 @@ func TestRun_WorkEndingOnItsOwnReleasesTheLeaseAndEndsRun(t *testing.T) {
 // mine" from its own last observation, so it would blank the successor's.
 func TestRun_AfterFailedRenewalsTheWorkStopsAndNothingMoreIsSent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
+		client := newClient(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		var failing atomic.Bool
@@ -366,7 +419,7 @@ func TestRun_AfterFailedRenewalsTheWorkStopsAndNothingMoreIsSent(t *testing.T) {
 
 func TestRun_TellsTheHolderAsStandbyLeaderAndAfterRelease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false), heldLease("other", time.Now(), 15))
+		client := newClient(actorDeployment(false), heldLease("other", time.Now(), 15))
 		var mu sync.Mutex
 		var seen []string
 		cfg := candidate(client, "a")
@@ -405,7 +458,7 @@ func TestRun_TellsTheHolderAsStandbyLeaderAndAfterRelease(t *testing.T) {
 // clock, so that a standby never waits for longer than the contract says.
 func TestRun_WritesAFifteenSecondLeaseAndRenewsItEveryTwoSeconds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
+		client := newClient(actorDeployment(false))
 		leading := make(chan struct{})
 		work := func(ctx context.Context, _ *Fence) error {
 			close(leading)
@@ -456,7 +509,7 @@ func derefInt(p *int32) any {
 // must see the Deployment gone, refuse the write, end the term and release.
 func TestRun_WriteFindsTheDeploymentGoneWhileTheWatchLags(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		client := fake.NewClientset(actorDeployment(false))
+		client := newClient(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
 		never := make(chan struct{}) // the lagging kill switch

@@ -2,6 +2,8 @@ package lead
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -33,7 +35,7 @@ func (l *recordingLock) over() bool {
 
 // Get is a standby's read of the Lease, which the elector makes anyway:
 // the holder comes at no extra request. A leader renews without reading,
-// so Create and Update tell its own writes.
+// so Update tells its own writes.
 func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
 	if l.over() {
 		return nil, nil, ErrTermOver
@@ -45,9 +47,17 @@ func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRe
 	return r, raw, err
 }
 
-// Create is the elector's first write when no Lease exists yet.
-func (l *recordingLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
-	return l.write(r, func() error { return l.Interface.Create(ctx, r) })
+// errNoLease is the elector's Create, refused: the actor never creates its
+// Lease.
+var errNoLease = errors.New("the actor's Lease does not exist, and the actor never creates it; deploy/actor ships it")
+
+// Create is the elector's write when its Get found no Lease. deploy/actor
+// ships the Lease, and its Role grants no create, since a Role cannot limit
+// create to one name. Refusing it here too names a missing Lease for what
+// it is, where the apiserver's answer would be a Forbidden every
+// RetryPeriod, and keeps it refused under a Role widened by hand.
+func (l *recordingLock) Create(context.Context, resourcelock.LeaderElectionRecord) error {
+	return fmt.Errorf("%w (%s)", errNoLease, l.Describe())
 }
 
 // Update is called by the elector to take the Lease, to renew it and, with

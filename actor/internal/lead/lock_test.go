@@ -16,7 +16,7 @@ func TestLock_ARenewalStampsTheTermWithWhenItWasSent(t *testing.T) {
 	tm := &term{}
 	l := &recordingLock{Interface: inner, identity: "me", term: tm, now: func() time.Time { return now }}
 
-	if err := l.Create(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
+	if err := l.Update(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
 		t.Fatal(err)
 	}
 	// Sent at start, answered at start+3 s: the term ends 10 s after the send.
@@ -79,10 +79,7 @@ func (s *slowLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []b
 	return &resourcelock.LeaderElectionRecord{}, nil, nil
 }
 
-func (s *slowLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return s.write() }
-func (s *slowLock) Update(context.Context, resourcelock.LeaderElectionRecord) error { return s.write() }
-
-func (s *slowLock) write() error {
+func (s *slowLock) Update(context.Context, resourcelock.LeaderElectionRecord) error {
 	s.calls++
 	if s.advance != nil {
 		s.advance()
