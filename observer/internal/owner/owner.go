@@ -123,11 +123,13 @@ func (w *Watcher) reevaluate() {
 	beat, known := Decide(value, present)
 	changed := beat != w.beat
 	w.beat = beat
-	logUnknown := !known && value != w.unknown
+	logUnknown := false
 	if known {
-		value = ""
+		w.unknown = "" // an unknown value that comes back is news again
+	} else {
+		logUnknown = value != w.unknown
+		w.unknown = value
 	}
-	w.unknown = value
 	w.mu.Unlock()
 
 	if logUnknown {
