@@ -133,7 +133,7 @@ func newNode(k *kubelet, m *unstructured.Unstructured, now metav1.Time) *corev1.
 		Status: corev1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: capacity,
-			Conditions:  conditions(k.ready, now, now),
+			Conditions:  k.reported(now),
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: k.srv.Address},
 				{Type: corev1.NodeHostName, Address: k.node()},
@@ -154,12 +154,21 @@ func newNode(k *kubelet, m *unstructured.Unstructured, now metav1.Time) *corev1.
 // postReady writes the Ready condition the kubelet reports, keeping the
 // other conditions a kubelet posts beside it.
 func (s *Sim) postReady(ctx context.Context, name string, k *kubelet) error {
-	now := metav1.Now()
+	return s.writeConditions(ctx, name, k.reported(metav1.Now()))
+}
+
+// reported is the kubelet's conditions as it posts them at now: its Ready
+// status began at since when a test set it, else now. A registration goes
+// through here too: its status write can lose to machine-controller
+// labelling the new Node and be redone a pass later, after a test set the
+// kubelet NotReady since minutes ago, and a transition of now then kept a
+// heal waiting out the whole unhealthy window.
+func (k *kubelet) reported(now metav1.Time) []corev1.NodeCondition {
 	transition := now
 	if !k.since.IsZero() {
 		transition = metav1.NewTime(k.since)
 	}
-	return s.writeConditions(ctx, name, conditions(k.ready, transition, now))
+	return conditions(k.ready, transition, now)
 }
 
 // writeConditions replaces the Node's four kubelet conditions. It reads the

@@ -124,3 +124,26 @@ func TestSim_AKubeletRegistersItsNodeOnceAndNotAgainAfterADelete(t *testing.T) {
 		}
 	}
 }
+
+// TestNewNode_ARegistrationKeepsTheReadinessATestSet: a kubelet that
+// registers after a test set it NotReady since minutes ago posts that
+// transition time, as its later status writes do; one no test set began now.
+func TestNewNode_ARegistrationKeepsTheReadinessATestSet(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 12, 5, 9, 36, 47, 0, time.UTC))
+	since := now.Add(-5 * time.Minute)
+	for _, tc := range []struct {
+		name  string
+		k     *kubelet
+		ready corev1.ConditionStatus
+		since time.Time
+	}{
+		{"set by a test", &kubelet{srv: server{Hostname: "n1"}, ready: corev1.ConditionFalse, since: since}, corev1.ConditionFalse, since},
+		{"never set", &kubelet{srv: server{Hostname: "n1"}, ready: corev1.ConditionTrue}, corev1.ConditionTrue, now.Time},
+	} {
+		node := newNode(tc.k, nil, now)
+		c := node.Status.Conditions[0]
+		if c.Type != corev1.NodeReady || c.Status != tc.ready || !c.LastTransitionTime.Time.Equal(tc.since) || !c.LastHeartbeatTime.Equal(&now) {
+			t.Errorf("%s: Ready condition %+v, want %s since %s, heartbeat %s", tc.name, c, tc.ready, tc.since, now)
+		}
+	}
+}
