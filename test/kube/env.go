@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,9 +70,10 @@ type Env struct {
 	forget    func()      // drops Stop from what an interrupt stops
 	// procs is held while this control plane's processes are launched or
 	// stopped, so that a stop waits for a launch under way; see Stop.
-	procs   sync.Mutex
-	stopped bool
-	stopErr error
+	procs    sync.Mutex
+	starting atomic.Bool // a launch holds procs, rather than another Stop
+	stopped  bool
+	stopErr  error
 }
 
 // Options tune the control plane.
@@ -120,10 +122,15 @@ func Start(opts Options) (*Env, error) {
 	// lands: a cold apiserver can take a minute to come up.
 	e.procs.Lock()
 	e.forget = onInterrupt(func() { _ = e.Stop() })
+	e.starting.Store(true)
 	e.Config, err = te.Start()
+	e.starting.Store(false)
 	e.procs.Unlock()
 	if err != nil {
-		e.forget()
+		// envtest stops what it started when the control plane itself
+		// fails, but not when a later step does (the admin user, the
+		// kubeconfig): etcd and the apiserver would then run on.
+		_ = e.Stop()
 		return nil, fmt.Errorf("start control plane from %s: %w", assets, err)
 	}
 	if e.Client, err = kubernetes.NewForConfig(e.Config); err == nil {
@@ -211,7 +218,9 @@ func (e *Env) etcdCall(ctx context.Context, method, path, body string, out any) 
 // to stop it.
 func (e *Env) Stop() error {
 	if !e.procs.TryLock() {
-		fmt.Fprintln(os.Stderr, "kube: a control plane is still starting; stopping it once it has")
+		if e.starting.Load() {
+			fmt.Fprintln(os.Stderr, "kube: a control plane is still starting; stopping it once it has")
+		}
 		e.procs.Lock()
 	}
 	defer e.procs.Unlock()

@@ -75,6 +75,11 @@ func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
 	case <-quit:
 		signal.Stop(signals)
 	case sig := <-signals:
+		// A second signal ends the binary at once, as if nothing caught
+		// the first: someone who asks twice does not want to wait for a
+		// start under way to end, and then for the stops.
+		signal.Stop(signals)
+		fmt.Fprintf(os.Stderr, "kube: %s: stopping what the tests started (signal again to end at once)\n", sig)
 		stopAll()
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // childEnv runs this test binary as the child of one of the tests below,
@@ -23,6 +24,7 @@ const (
 	interruptedChild = "interrupted"
 	timedOutChild    = "timed-out"
 	startingChild    = "interrupted-while-starting"
+	lateChild        = "starting-after-the-interrupt"
 )
 
 // runChild is TestMain in a child: it starts a control plane and a
@@ -31,8 +33,11 @@ const (
 // TestTimedOutChild_HangsUntilTheTimeout until -test.timeout with the stop
 // set 10 s before it (timed-out).
 func runChild(m *testing.M, mode string) int {
-	if mode == startingChild {
+	switch mode {
+	case startingChild:
 		return runStartingChild()
+	case lateChild:
+		return runLateChild()
 	}
 	fail := func(err error) int {
 		fmt.Println("error:", err)
@@ -69,13 +74,32 @@ func runChild(m *testing.M, mode string) int {
 }
 
 // runStartingChild says "starting" and starts a control plane, which the
-// signal meant to stop it interrupts. Beside it stopAll runs a stop that
-// takes 10 s, as other control planes' stops take a while: long enough for
-// envtest to launch etcd and the apiserver after a stop that found nothing
-// yet to stop.
+// signal meant to stop it interrupts. Beside it the stopping runs a stop
+// that takes 5 s, as other control planes' stops take a while: time enough
+// for envtest to go on to launch the apiserver after a stop that did not
+// wait for the start.
 func runStartingChild() int {
-	onInterrupt(func() { time.Sleep(10 * time.Second) })
+	onInterrupt(func() { time.Sleep(5 * time.Second) })
 	fmt.Println("starting")
+	if _, err := Start(Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+	}
+	time.Sleep(10 * time.Minute) // the signal ends the child
+	return 1
+}
+
+// runLateChild says "starting", waits for the signal's stopping to begin,
+// and only then starts a control plane. Beside it the stopping runs a stop
+// that takes 5 s, as runStartingChild's does: time enough for envtest to
+// launch etcd, if the start went ahead.
+func runLateChild() int {
+	onInterrupt(func() { time.Sleep(5 * time.Second) })
+	fmt.Println("starting")
+	for began := false; !began; time.Sleep(time.Millisecond) {
+		cleanup.Lock()
+		began = cleanup.stopping
+		cleanup.Unlock()
+	}
 	if _, err := Start(Options{}); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 	}
@@ -108,18 +132,50 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 	c.requireAllGone(t)
 }
 
-// TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning: an
-// interrupt often lands while a control plane is starting. What the start
-// launches after the interrupt must be stopped too (a stop that ran first
-// found nothing to stop, and an etcd outlived a stopped make test), and a
-// start that begins once the stopping has must launch nothing.
-func TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning(t *testing.T) {
+// TestInterrupt_DuringAControlPlaneStartStopsItOnceItHasStarted: an
+// interrupt often lands while a control plane is starting. envtest's stop
+// skips what it has not launched yet, so a stop that ran beside the start
+// left the apiserver, and the etcd, the start went on to launch running
+// after the binary ended. Here the signal lands once etcd runs and the
+// apiserver is still coming up.
+func TestInterrupt_DuringAControlPlaneStartStopsItOnceItHasStarted(t *testing.T) {
 	t.Parallel() // each waits on a child of its own
-	// envtest makes its data and certificate directories in TMPDIR: every
-	// process with this one in its command line is the child's.
+	c, tmp := startInTempDir(t, startingChild)
+	for deadline := time.Now().Add(3 * time.Minute); !running(tmp, "etcd"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the child launched no etcd within 3 minutes; stderr:\n%s", c.stderr.String())
+		}
+	}
+	c.interruptLeavingNothing(t, tmp)
+	// The control: the signal met the start under way.
+	if stderr := c.stderr.String(); !strings.Contains(stderr, "kube: a control plane is still starting; stopping it once it has") {
+		t.Errorf("the signal did not land during the start; stderr:\n%s", stderr)
+	}
+}
+
+// TestInterrupt_AStartAfterTheStoppingBeganLaunchesNothing: a start that
+// comes once an interrupt's stopping has taken what it stops would launch
+// processes nothing stops; it launches none, and waits for the binary's
+// end.
+func TestInterrupt_AStartAfterTheStoppingBeganLaunchesNothing(t *testing.T) {
+	t.Parallel() // each waits on a child of its own
+	c, tmp := startInTempDir(t, lateChild)
+	c.interruptLeavingNothing(t, tmp)
+	// The control: the start was asked for while the stopping ran.
+	if stderr := c.stderr.String(); !strings.Contains(stderr, "kube: stopping what the tests started; starting nothing more") {
+		t.Errorf("the child never tried to start during the stopping; stderr:\n%s", stderr)
+	}
+}
+
+// startInTempDir starts the child in mode with a TMPDIR of its own, where
+// envtest makes its data and certificate directories: every process with
+// that directory in its command line is the child's. It returns once the
+// child says "starting".
+func startInTempDir(t *testing.T, mode string) (*child, string) {
+	t.Helper()
 	tmp := t.TempDir()
 	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), exit: make(chan error, 1)}
-	c.cmd.Env = append(os.Environ(), childEnv+"="+startingChild, "TMPDIR="+tmp)
+	c.cmd.Env = append(os.Environ(), childEnv+"="+mode, "TMPDIR="+tmp)
 	c.cmd.Stderr = &c.stderr
 	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
@@ -132,19 +188,19 @@ func TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning(t *testing.T) {
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "starting\n" {
 		t.Fatalf("child said %q (%v); stderr:\n%s", line, err, c.stderr.String())
 	}
+	go func() { c.exit <- c.cmd.Wait() }()
+	return c, tmp
+}
+
+// interruptLeavingNothing sends the child SIGTERM and requires it to end
+// as the signal ends a process, leaving no process and no file in tmp.
+func (c *child) interruptLeavingNothing(t *testing.T, tmp string) {
+	t.Helper()
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	go func() { c.exit <- c.cmd.Wait() }()
 	if code := c.awaitExit(t, 3*time.Minute); code != 128+15 {
 		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, c.stderr.String())
-	}
-	stderr := c.stderr.String()
-	// The control: the signal met the start, either under way or not yet
-	// registered, and not after it had ended.
-	if !strings.Contains(stderr, "kube: a control plane is still starting") &&
-		!strings.Contains(stderr, "kube: stopping what the tests started; starting nothing more") {
-		t.Errorf("the signal did not land during the start; stderr:\n%s", stderr)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	left := processesWith(tmp)
@@ -158,6 +214,17 @@ func TestInterrupt_WhileAControlPlaneStartsLeavesNothingRunning(t *testing.T) {
 	if entries, err := os.ReadDir(tmp); err != nil || len(entries) > 0 {
 		t.Errorf("the child left %d entries in its TMPDIR (%v)", len(entries), err)
 	}
+}
+
+// running says whether a process of the binary called name has s in its
+// command line.
+func running(s, name string) bool {
+	for _, args := range processesWith(s) {
+		if filepath.Base(strings.Fields(args)[0]) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // processesWith gives the command lines of the running processes with s in
@@ -213,7 +280,7 @@ func TestTimeoutMargin_ATenthOfTheTimeoutAndAMinuteAtMost(t *testing.T) {
 // child is this test binary, run again by a test in a mode of runChild.
 type child struct {
 	cmd     *exec.Cmd
-	stderr  bytes.Buffer
+	stderr  testkit.Logs // written by exec's copier while a failing test reads it
 	exit    chan error
 	started map[string]int // pids by command
 	dirs    []string       // envtest's data directories and the TempDir
