@@ -3,6 +3,7 @@ package lead
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,22 @@ func TestLock_AfterTheTermEndsTheElectorSendsNothing(t *testing.T) {
 
 // slowLock is a Lease lock that answers every call and counts it; advance,
 // if set, runs inside each write, as the time the apiserver takes.
+// TestLock_CreateIsRefusedAndNeverSent: the elector creates the Lease when
+// its Get finds none; the actor refuses, naming the Lease deploy/actor
+// ships, sends nothing, and has won nothing.
+func TestLock_CreateIsRefusedAndNeverSent(t *testing.T) {
+	inner := &slowLock{}
+	tm := &term{}
+	l := &recordingLock{Interface: inner, identity: "me", term: tm, now: time.Now}
+	err := l.Create(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"})
+	if !errors.Is(err, errNoLease) || !strings.Contains(err.Error(), "kubehz-system/kubehz-actor") {
+		t.Errorf("Create: %v, want the missing Lease named", err)
+	}
+	if inner.calls != 0 || tm.won() {
+		t.Errorf("a refused Create sent %d call(s); won %v", inner.calls, tm.won())
+	}
+}
+
 type slowLock struct {
 	resourcelock.Interface
 	calls   int
@@ -78,6 +95,13 @@ func (s *slowLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []b
 	s.calls++
 	return &resourcelock.LeaderElectionRecord{}, nil, nil
 }
+
+func (s *slowLock) Create(context.Context, resourcelock.LeaderElectionRecord) error {
+	s.calls++
+	return nil
+}
+
+func (s *slowLock) Describe() string { return "kubehz-system/kubehz-actor" }
 
 func (s *slowLock) Update(context.Context, resourcelock.LeaderElectionRecord) error {
 	s.calls++

@@ -44,8 +44,8 @@ func newTerm(parent context.Context) *term {
 	return t
 }
 
-// renewed records a successful Create or Update of the Lease naming us,
-// stamped with when it was sent.
+// renewed records a successful Update of the Lease naming us (the actor
+// never creates it), stamped with when it was sent.
 func (t *term) renewed(sent time.Time) { t.renewSent.Store(&sent) }
 
 // live reports whether the term may still send at now. A term never won is
