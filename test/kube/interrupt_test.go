@@ -25,6 +25,7 @@ const (
 	timedOutChild    = "timed-out"
 	startingChild    = "interrupted-while-starting"
 	lateChild        = "starting-after-the-interrupt"
+	stuckChild       = "stuck-stopping"
 )
 
 // runChild is TestMain in a child: it starts a control plane and a
@@ -38,6 +39,11 @@ func runChild(m *testing.M, mode string) int {
 		return runStartingChild()
 	case lateChild:
 		return runLateChild()
+	case stuckChild:
+		onInterrupt(func() { time.Sleep(10 * time.Minute) }) // a stop that never ends
+		fmt.Println("starting")
+		time.Sleep(10 * time.Minute)
+		return 1
 	}
 	fail := func(err error) int {
 		fmt.Println("error:", err)
@@ -164,6 +170,33 @@ func TestInterrupt_AStartAfterTheStoppingBeganLaunchesNothing(t *testing.T) {
 	// The control: the start was asked for while the stopping ran.
 	if stderr := c.stderr.String(); !strings.Contains(stderr, "kube: stopping what the tests started; starting nothing more") {
 		t.Errorf("the child never tried to start during the stopping; stderr:\n%s", stderr)
+	}
+}
+
+// TestInterrupt_ASecondSignalEndsTheBinaryAtOnce: the stop the first
+// signal began may wait on a start, then on slow stops; someone who
+// signals again wants the binary gone now, as if nothing caught signals.
+func TestInterrupt_ASecondSignalEndsTheBinaryAtOnce(t *testing.T) {
+	t.Parallel() // each waits on a child of its own
+	c, _ := startInTempDir(t, stuckChild)
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The control: the first signal began a stop that does not end.
+	testkit.Await(t, 10*time.Second, "the child to say it is stopping", func() bool {
+		return strings.Contains(c.stderr.String(), "signal again to end at once")
+	})
+	select {
+	case <-c.exit:
+		t.Fatalf("the child ended on the first signal; stderr:\n%s", c.stderr.String())
+	case <-time.After(time.Second):
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	c.awaitExit(t, 10*time.Second)
+	if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("child ended as %v, want killed by the second SIGTERM", c.cmd.ProcessState)
 	}
 }
 
