@@ -187,8 +187,8 @@ func TestInterrupt_ASecondSignalEndsTheBinaryAtOnce(t *testing.T) {
 		return strings.Contains(c.stderr.String(), "signal again to end at once")
 	})
 	select {
-	case <-c.exit:
-		t.Fatalf("the child ended on the first signal; stderr:\n%s", c.stderr.String())
+	case err := <-c.exit:
+		t.Fatalf("the child ended on the first signal (%v); stderr:\n%s", err, c.stderr.String())
 	case <-time.After(time.Second):
 	}
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
