@@ -152,11 +152,8 @@ func TestInterrupt_DuringAControlPlaneStartStopsItOnceItHasStarted(t *testing.T)
 			t.Fatalf("the child launched no etcd within 3 minutes; stderr:\n%s", c.stderr.String())
 		}
 	}
-	c.interruptLeavingNothing(t, tmp)
 	// The control: the signal met the start under way.
-	if stderr := c.stderr.String(); !strings.Contains(stderr, "kube: a control plane is still starting; stopping it once it has") {
-		t.Errorf("the signal did not land during the start; stderr:\n%s", stderr)
-	}
+	c.interruptLeavingNothing(t, tmp, "kube: a control plane is still starting; stopping it once it has")
 }
 
 // TestInterrupt_AStartAfterTheStoppingBeganLaunchesNothing: a start that
@@ -166,11 +163,8 @@ func TestInterrupt_DuringAControlPlaneStartStopsItOnceItHasStarted(t *testing.T)
 func TestInterrupt_AStartAfterTheStoppingBeganLaunchesNothing(t *testing.T) {
 	t.Parallel() // each waits on a child of its own
 	c, tmp := startInTempDir(t, lateChild)
-	c.interruptLeavingNothing(t, tmp)
 	// The control: the start was asked for while the stopping ran.
-	if stderr := c.stderr.String(); !strings.Contains(stderr, "kube: stopping what the tests started; starting nothing more") {
-		t.Errorf("the child never tried to start during the stopping; stderr:\n%s", stderr)
-	}
+	c.interruptLeavingNothing(t, tmp, "kube: stopping what the tests started; starting nothing more")
 }
 
 // TestInterrupt_ASecondSignalEndsTheBinaryAtOnce: the stop the first
@@ -226,8 +220,9 @@ func startInTempDir(t *testing.T, mode string) (*child, string) {
 }
 
 // interruptLeavingNothing sends the child SIGTERM and requires it to end
-// as the signal ends a process, leaving no process and no file in tmp.
-func (c *child) interruptLeavingNothing(t *testing.T, tmp string) {
+// as the signal ends a process, leaving no process and no file in tmp, and
+// to have said control, which shows the signal met what the test set up.
+func (c *child) interruptLeavingNothing(t *testing.T, tmp, control string) {
 	t.Helper()
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -246,6 +241,9 @@ func (c *child) interruptLeavingNothing(t *testing.T, tmp string) {
 	}
 	if entries, err := os.ReadDir(tmp); err != nil || len(entries) > 0 {
 		t.Errorf("the child left %d entries in its TMPDIR (%v)", len(entries), err)
+	}
+	if stderr := c.stderr.String(); !strings.Contains(stderr, control) {
+		t.Errorf("the child never said %q: the signal missed what the test set up; stderr:\n%s", control, stderr)
 	}
 }
 
