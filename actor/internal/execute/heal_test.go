@@ -946,6 +946,6 @@ func TestHeal_APoolPastTheFirstHundredByNameIsNotHealed(t *testing.T) {
 	}
 	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"p050-m1", wire.StatusDone, 7, "deleted Machine"},
-		{"p130-m1", wire.StatusFailed, 7, "not among the desired state's workerPools (the first 100 by name)"},
+		{"p130-m1", wire.StatusFailed, 7, "named past the first 100 of the desired state's workerPools by name"},
 	})
 }

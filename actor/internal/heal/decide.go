@@ -162,8 +162,7 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 		return report(wire.StatusFailed, fmt.Sprintf(
 			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, md.Autoscaler))
 	case !p.Named[m.Pool]:
-		return report(wire.StatusFailed, fmt.Sprintf(
-			"refusing: pool %q is not among the desired state's workerPools (the first %d by name); %s", m.Pool, desired.MaxPools, steady(c)))
+		return report(wire.StatusFailed, fmt.Sprintf("refusing: %s; %s", unnamed(p, m.Pool), steady(c)))
 	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))
@@ -207,4 +206,14 @@ func round(d time.Duration) time.Duration { return d.Round(time.Second) }
 
 func action(machine, status, detail string, rev int64) wire.Action {
 	return wire.Action{Type: wire.ActionHeal, Target: machine, Status: status, Detail: detail, Revision: rev}
+}
+
+// unnamed says why the document does not let a pool be healed: it does not
+// name it, or names it past the pools the actor takes.
+func unnamed(p Policy, pool string) string {
+	if _, past := p.Named[pool]; past {
+		return fmt.Sprintf("pool %q is named past the first %d of the desired state's workerPools by name, the most the actor takes",
+			pool, desired.MaxPools)
+	}
+	return fmt.Sprintf("pool %q is not among the desired state's workerPools", pool)
 }

@@ -86,10 +86,11 @@ type Policy struct {
 	StartupTimeout time.Duration // floored at MinWindow
 	Cooldown       time.Duration // no floor: 0 means no pause
 	Revision       int64
-	// Named holds the pools the desired document names, the first
-	// desired.MaxPools of them by name (NamedPools). A machine in any other
-	// pool is refused: the actor touches only what the platform named,
-	// whatever machine-controller holds besides.
+	// Named is true for the pools the desired document names, the first
+	// desired.MaxPools of them by name, and false for those it names past
+	// them (NamedPools). A machine in any other pool is refused: the actor
+	// touches only what the platform named, whatever machine-controller
+	// holds besides.
 	Named map[string]bool
 	// Limited says which of the document's values the local limits
 	// replaced, and with what; "" when the document stayed within them.

@@ -55,18 +55,19 @@ func PolicyFrom(h desired.Healing, revision int64, l Limits) Policy {
 	return p
 }
 
-// NamedPools is Policy.Named for the document's pools: the first
+// NamedPools is Policy.Named for the document's pools: true for the first
 // desired.MaxPools names in sorted order, a repeated name taking a place in
-// the cut for each time it is named, as in scaling and upgrades.
+// the cut for each time it is named, as in scaling and upgrades; false for
+// a name past them, so that a refusal can tell it from a pool not named.
 func NamedPools(pools []desired.Pool) map[string]bool {
 	names := make([]string, 0, len(pools))
 	for _, p := range pools {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	named := make(map[string]bool, min(len(names), desired.MaxPools))
-	for _, name := range names[:min(len(names), desired.MaxPools)] {
-		named[name] = true
+	named := make(map[string]bool, len(names))
+	for i, name := range names {
+		named[name] = named[name] || i < desired.MaxPools
 	}
 	return named
 }
