@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -67,13 +66,12 @@ type Env struct {
 	env       *envtest.Environment
 	assets    string      // the pinned control plane's binaries
 	restarted []*exec.Cmd // kube-apiservers started by RestartAPIServer
-	forget    func()      // drops Stop from what an interrupt stops
-	// procs is held while this control plane's processes are launched or
-	// stopped, so that a stop waits for a launch under way; see Stop.
-	procs    sync.Mutex
-	starting atomic.Bool // a launch holds procs, rather than another Stop
-	stopped  bool
-	stopErr  error
+	forget    func()      // drops Stop from what an interrupt stops; kept under procs
+	// procs is held while a restarted apiserver is launched and while the
+	// control plane stops, so that nothing is launched after the stop.
+	procs   sync.Mutex
+	stopped bool
+	stopErr error
 }
 
 // Options tune the control plane.
@@ -120,11 +118,12 @@ func Start(opts Options) (*Env, error) {
 	e := &Env{Root: root, env: te, assets: assets}
 	// Registered before the start, which is where an interrupt most often
 	// lands: a cold apiserver can take a minute to come up.
+	forget, err := launch("a control plane", func() (err error) {
+		e.Config, err = te.Start()
+		return err
+	}, func() { _ = e.Stop() })
 	e.procs.Lock()
-	e.forget = onInterrupt(func() { _ = e.Stop() })
-	e.starting.Store(true)
-	e.Config, err = te.Start()
-	e.starting.Store(false)
+	e.forget = forget
 	e.procs.Unlock()
 	if err != nil {
 		// envtest stops what it started when the control plane itself
@@ -210,19 +209,11 @@ func (e *Env) etcdCall(ctx context.Context, method, path, body string, out any) 
 // envtest reports as an error; the restarted one is stopped here. Only the
 // first call stops: StopBeforeTimeout may have stopped it while a test
 // still ran, and the test's own Stop comes after.
-//
-// A Stop that lands while the start or a RestartAPIServer is still
-// launching waits for the launch to end. envtest's Stop skips a process it
-// has not launched yet, and the start, running on beside it, launched that
-// process afterwards: an interrupt then left an etcd running with nothing
-// to stop it.
+// An interrupt during the start waits for it (launch): envtest's Stop
+// skips a process it has not launched yet, and the start, running on
+// beside it, launched that process afterwards.
 func (e *Env) Stop() error {
-	if !e.procs.TryLock() {
-		if e.starting.Load() {
-			fmt.Fprintln(os.Stderr, "kube: a control plane is still starting; stopping it once it has")
-		}
-		e.procs.Lock()
-	}
+	e.procs.Lock()
 	defer e.procs.Unlock()
 	if !e.stopped {
 		e.stopped, e.stopErr = true, e.stop()
@@ -231,7 +222,11 @@ func (e *Env) Stop() error {
 }
 
 func (e *Env) stop() error {
-	defer e.forget()
+	// nil only for an interrupt's stop that ran as the start ended, before
+	// Start kept forget; the binary exits right after it.
+	if e.forget != nil {
+		defer e.forget()
+	}
 	for _, cmd := range e.restarted {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 	}

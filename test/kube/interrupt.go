@@ -89,7 +89,7 @@ func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {
 // audit log) that remove deletes, and that an interrupt, or the stop before
 // a timeout, deletes if remove has not run by then.
 func TempDir(pattern string) (dir string, remove func(), err error) {
-	forget, err := launch(func() (err error) {
+	forget, err := launch("a temporary directory", func() (err error) {
 		dir, err = os.MkdirTemp("", pattern)
 		return err
 	}, func() { _ = os.RemoveAll(dir) })
@@ -100,15 +100,19 @@ func TempDir(pattern string) (dir string, remove func(), err error) {
 }
 
 // launch registers stop with onInterrupt, then runs start. An interrupt
-// that lands while start runs waits for it to end before it stops: a stop
-// that ran first would find nothing to stop, and what start went on to
-// launch would outlive the binary. If start fails, stop is forgotten; it
-// has run only if an interrupt came first, and must then expect nothing.
-func launch(start func() error, stop func()) (forget func(), err error) {
+// that lands while start runs waits for it to end before it stops, saying
+// that what (for the log) is still starting: a stop that ran first would
+// find nothing to stop, and what start went on to launch would outlive the
+// binary. If start fails, stop is forgotten; it has run only if an
+// interrupt came first.
+func launch(what string, start func() error, stop func()) (forget func(), err error) {
 	var starting sync.Mutex
 	starting.Lock()
 	forget = onInterrupt(func() {
-		starting.Lock()
+		if !starting.TryLock() {
+			fmt.Fprintf(os.Stderr, "kube: %s is still starting; stopping it once it has\n", what)
+			starting.Lock()
+		}
 		defer starting.Unlock()
 		stop()
 	})

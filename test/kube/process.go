@@ -62,7 +62,7 @@ func StartProcessTee(bin string, env []string, tee io.Writer, args ...string) (*
 		out = io.MultiWriter(buf, tee)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	forget, err := launch(cmd.Start, func() {
+	forget, err := launch(filepath.Base(bin), cmd.Start, func() {
 		if cmd.Process != nil {
 			_ = cmd.Process.Kill()
 		}

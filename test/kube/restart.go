@@ -70,8 +70,6 @@ func (e *Env) relaunch(args, environ []string) error {
 	// Its output is dropped, as envtest drops the first one's: a log file
 	// in the temporary directory outlived every run.
 	cmd.Env = environ
-	e.starting.Store(true)
-	defer e.starting.Store(false)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("restart kube-apiserver: %w", err)
 	}
