@@ -87,7 +87,14 @@ type running struct {
 
 func startRun(t *testing.T, cfg Config, fenced <-chan struct{}, work Work) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
+	return startRunIn(t, t.Context(), cfg, fenced, work)
+}
+
+// startRunIn is startRun under parent, which may carry a logger for
+// client-go's elector.
+func startRunIn(t *testing.T, parent context.Context, cfg Config, fenced <-chan struct{}, work Work) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(parent)
 	r := &running{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)

@@ -10,12 +10,16 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/klog/v2"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // These tests run Run with its real timings inside a synctest bubble: the
@@ -125,7 +129,10 @@ func TestRun_WithoutItsLeaseCreatesNoneAndLeadsOnceItIsApplied(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		}
-		r := startRun(t, candidate(client, "a"), nil, work)
+		// client-go's elector logs through the logger its context carries.
+		logs := &testkit.Logs{}
+		ctx := klog.NewContext(t.Context(), logr.FromSlogHandler(logs.Logger().Handler()))
+		r := startRunIn(t, ctx, candidate(client, "a"), nil, work)
 		time.Sleep(3 * standbyRetry)
 		synctest.Wait()
 
@@ -145,6 +152,10 @@ func TestRun_WithoutItsLeaseCreatesNoneAndLeadsOnceItIsApplied(t *testing.T) {
 		// The control: the elector looked for the Lease on every retry.
 		if missed < 3 {
 			t.Fatalf("the elector read the missing Lease %d times in three retry periods, want 3 or more", missed)
+		}
+		// What the README's troubleshooting table tells an operator to look for.
+		if n := logs.Count("the actor's Lease does not exist"); n < missed {
+			t.Errorf("%d log lines say the Lease does not exist after %d reads found none; logs:\n%s", n, missed, logs)
 		}
 		select {
 		case <-started:
