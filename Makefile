@@ -31,7 +31,8 @@ SAFETY := TestSafety_TenThousandRandomScenarios
 
 ## test: every test of every module, with the race detector, on a real
 ## apiserver, and the randomized safety test printing its seed; meanwhile
-## the end-to-end suite again on Kubernetes 1.35
+## the end-to-end suite again on Kubernetes 1.35; a failed run ends with
+## what failed, in a few lines (hack/failures.sh)
 # The end-to-end suites spend most of their time waiting on clocks (grace
 # periods, leases, join timeouts), while the builds and the other tests are
 # pure CPU. So the 1.35 control plane and the e2e test binary build beside
@@ -58,7 +59,9 @@ test:
 	grep -E 'seed|totals|^ok' "$$logs/safety"; \
 	echo "== test/e2e on Kubernetes 1.37"; \
 	status=0; wait $$e2e || status=$$?; e2e=; cat "$$logs/e2e"; \
-	wait $$compat || status=$$?; compat=; cat "$$logs/e2e-1.35"; exit $$status
+	wait $$compat || status=$$?; compat=; cat "$$logs/e2e-1.35"; \
+	[ $$status = 0 ] || hack/failures.sh "Kubernetes 1.37" "$$logs/e2e" "Kubernetes 1.35" "$$logs/e2e-1.35"; \
+	exit $$status
 
 ## test-k8s-1.35: the end-to-end suite on kube-apiserver 1.35, what pilot clusters run
 test-k8s-1.35:

@@ -1,0 +1,72 @@
+package release
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFailuresScript_NamesEachFailedCheckInAFewLines runs hack/failures.sh,
+// which make test calls last on a failed run, on the end-to-end logs of one
+// passing and one failing version: it names the failing version, its half,
+// the failed test and each message's first line, and nothing of the
+// post-mortem's thousands of lines or of the passing log.
+func TestFailuresScript_NamesEachFailedCheckInAFewLines(t *testing.T) {
+	dir := t.TempDir()
+	passing := logFile(t, dir, "pass", "-- Heal, Upgrade and World tests\nPASS\n-- the other tests\nPASS\n")
+	var failing strings.Builder
+	failing.WriteString("-- Heal, Upgrade and World tests\nPASS\n-- the other tests\n")
+	failing.WriteString("--- FAIL: TestActor_FrozenLeader (88.00s)\n")
+	failing.WriteString("    actor_freeze_test.go:107: standby took the lease 14s after the freeze\n")
+	failing.WriteString("    actor_freeze_test.go:145: the standby patched nothing after the freeze\n")
+	failing.WriteString("    actor_test.go:55: --- kube-controller-manager\n")
+	for i := range 5000 {
+		fmt.Fprintf(&failing, "        I1205 12:00:00 controller line %d\n", i)
+	}
+	failing.WriteString("FAIL\n")
+	out := runFailures(t, "Kubernetes 1.37", passing, "Kubernetes 1.35", logFile(t, dir, "fail", failing.String()))
+
+	want := []string{
+		"== failed: Kubernetes 1.35",
+		"-- the other tests",
+		"--- FAIL: TestActor_FrozenLeader (88.00s)",
+		"    actor_freeze_test.go:107: standby took the lease 14s after the freeze",
+		"    actor_freeze_test.go:145: the standby patched nothing after the freeze",
+		"    actor_test.go:55: --- kube-controller-manager",
+	}
+	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("printed:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+}
+
+// TestFailuresScript_StopsAtSixtyLines: a run where everything failed still
+// ends in a screenful, and the script's exit status stays 0 when it cuts.
+func TestFailuresScript_StopsAtSixtyLines(t *testing.T) {
+	var log strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&log, "--- FAIL: TestN%d (1.00s)\n    x_test.go:%d: failed\n", i, i+1)
+	}
+	out := runFailures(t, "Kubernetes 1.37", logFile(t, t.TempDir(), "fail", log.String()))
+	if n := strings.Count(out, "\n"); n != 60 {
+		t.Errorf("printed %d lines, want 60", n)
+	}
+}
+
+// logFile writes text to dir/name and returns the path.
+func logFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	write(t, path, text)
+	return path
+}
+
+func runFailures(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(root(t), "hack", "failures.sh"), args...).Output()
+	if err != nil {
+		t.Fatalf("hack/failures.sh: %v", err)
+	}
+	return string(out)
+}
