@@ -22,7 +22,7 @@ import (
 // standby must take over and act. That nothing of the cut leader's reaches
 // the apiserver after the cut is checked too, but a stopped proxy makes it
 // so by itself; that a deposed leader able to reach the apiserver again
-// writes nothing is TestActor_FrozenLeader's proof.
+// starts nothing and lands no write is TestActor_FrozenLeader's proof.
 func TestFaults_PartitionedLeaderExitsAndTheStandbyActs(t *testing.T) {
 	start := time.Now()
 	world, mds := machineWorld(t)

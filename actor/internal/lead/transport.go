@@ -15,7 +15,10 @@ var ErrPastDeadline = errors.New("request not sent: its deadline has passed")
 // WrapTransport) and refuses any request whose context deadline has passed,
 // and any request of a leadership term's work once that term has gone
 // RenewDeadline without a renewal (see term): a deposed leader's work,
-// reads included, never reaches the apiserver after its successor's takeover.
+// reads included, starts no request after its successor's takeover. A
+// request already past this check when the process froze still goes out
+// on the thaw; no process can close that gap, and the writes' preconditions
+// are what make the apiserver refuse such a write (docs/contract.md#leadership).
 //
 // A context's deadline is enforced by a timer. A process frozen (SIGSTOP, a
 // stalled VM) after the fence's check and thawed after a successor took the
