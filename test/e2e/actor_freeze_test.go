@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/kube"
@@ -72,23 +73,23 @@ func TestActor_FrozenLeader(t *testing.T) {
 	leader := procs[leaderPod]
 
 	// A new revision with a write per pool; the freeze lands as soon as the
-	// first patch shows, with most of the pass still to write (the client's
-	// rate limit spreads a pass of twelve over seconds).
+	// first patch shows, with most of the pass still to write. The patch is
+	// seen on a watch opened before the revision is served, not by polling
+	// every 100 ms: a pass of twelve takes well under a second, and a
+	// stalled poll on a loaded machine could come after it had ended.
+	list, err := mds.List(ctxT(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := mds.Watch(ctxT(t), metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	if err := sim.SetDesired(doc(41, 3), `"41-100"`); err != nil {
 		t.Fatal(err)
 	}
-	kube.WaitUntil(t, "the leader's first patch of revision 41", func() bool {
-		list, err := mds.List(ctxT(t), metav1.ListOptions{})
-		if err != nil {
-			return false
-		}
-		for _, md := range list.Items {
-			if n, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas"); n == 3 {
-				return true
-			}
-		}
-		return false
-	})
+	awaitFirstPatch(t, w, 3)
 	if err := syscall.Kill(leader.Pid(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +224,27 @@ func deposedRequests(t *testing.T, pod string, tookOver, thaw time.Time) []lateR
 		}
 	}
 	return late
+}
+
+// awaitFirstPatch returns once w shows a MachineDeployment at replicas.
+func awaitFirstPatch(t *testing.T, w watch.Interface, replicas int64) {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("the MachineDeployment watch ended before the first patch")
+			}
+			if md, isMD := ev.Object.(*unstructured.Unstructured); isMD {
+				if n, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas"); n == replicas {
+					return
+				}
+			}
+		case <-timeout:
+			t.Fatalf("no MachineDeployment reached %d replicas within 60s", replicas)
+		}
+	}
 }
 
 func leaseHolder(t *testing.T) string {
