@@ -49,7 +49,7 @@ func onInterrupt(stop func()) (forget func()) {
 		cleanup.stops = map[int]func(){}
 		cleanup.quit = make(chan struct{})
 		signals := make(chan os.Signal, 1)
-		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(signals, interruptSignals()...)
 		go awaitInterrupt(signals, cleanup.quit)
 	}
 	id := cleanup.next
@@ -68,6 +68,21 @@ func onInterrupt(stop func()) (forget func()) {
 			close(cleanup.quit)
 		}
 	}
+}
+
+// interruptSignals are the signals that stop everything: SIGTERM, and
+// SIGINT unless the binary was started with SIGINT ignored. A shell without
+// job control starts its background commands so: a Ctrl-C, which reaches
+// every process of the terminal's group, is the shell's to handle, and the
+// shell stops them with SIGTERM (make test's cleanup, then hack/e2e.sh's).
+// Catching the Ctrl-C as well made that SIGTERM a second signal, which ends
+// the binary at once, before its stops: a Ctrl-C on make test left etcd
+// running. (os/signal's Notify would otherwise stop SIGINT being ignored.)
+func interruptSignals() []os.Signal {
+	if signal.Ignored(syscall.SIGINT) {
+		return []os.Signal{syscall.SIGTERM}
+	}
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM}
 }
 
 func awaitInterrupt(signals chan os.Signal, quit chan struct{}) {

@@ -61,7 +61,11 @@ func runChild(m *testing.M, mode string) int {
 	if err != nil {
 		return fail(err)
 	}
-	etcdDir := env.env.ControlPlane.Etcd.DataDir
+	// Under procs: the signal's Stop, which holds it, clears what is read
+	// here, and the race detector sees no order between the two otherwise.
+	env.procs.Lock()
+	etcdDir, certDir := env.env.ControlPlane.Etcd.DataDir, env.env.ControlPlane.APIServer.CertDir
+	env.procs.Unlock()
 	apiserver, _, _, err := env.apiserverProcess()
 	if err != nil {
 		return fail(err)
@@ -70,7 +74,7 @@ func runChild(m *testing.M, mode string) int {
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Println(apiserver, etcd, sleeper.Pid(), env.env.ControlPlane.APIServer.CertDir, etcdDir, tmp)
+	fmt.Println(apiserver, etcd, sleeper.Pid(), certDir, etcdDir, tmp)
 	if mode == timedOutChild {
 		stopBefore(10 * time.Second)
 		return m.Run()
@@ -136,6 +140,32 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, c.stderr.String())
 	}
 	c.requireAllGone(t)
+}
+
+// TestInterrupt_ACtrlCLeftToTheShellThenItsSIGTERMStopEverything: a Ctrl-C
+// on make test reaches every process of the terminal's group, the test
+// binaries it runs in the background among them, and a moment later make
+// test's cleanup and hack/e2e.sh send those binaries SIGTERM. Started in
+// the background with SIGINT ignored, a binary leaves the Ctrl-C to the
+// shell, and the SIGTERM is its one signal; when it caught the Ctrl-C too,
+// the SIGTERM came as a second signal, ended it at once, and etcd ran on.
+func TestInterrupt_ACtrlCLeftToTheShellThenItsSIGTERMStopEverything(t *testing.T) {
+	t.Parallel() // each waits on a child of its own
+	c := startChildIgnoringSIGINT(t, interruptedChild, "-test.run=^$")
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the shell's SIGTERM comes a moment later
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.awaitExit(t, 90*time.Second); code != 128+15 {
+		t.Errorf("child ended with code %d, want 143 as a SIGTERM ending; stderr:\n%s", code, c.stderr.String())
+	}
+	c.requireAllGone(t)
+	if stderr := c.stderr.String(); strings.Contains(stderr, "kube: interrupt:") || !strings.Contains(stderr, "kube: terminated: stopping") {
+		t.Errorf("the child did not stop on the SIGTERM alone; stderr:\n%s", stderr)
+	}
 }
 
 // TestInterrupt_DuringAControlPlaneStartStopsItOnceItHasStarted: an
@@ -322,7 +352,20 @@ type child struct {
 // child's: a signal to the child, or its end, does not reach them.
 func startChild(t *testing.T, mode string, args ...string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(os.Args[0], args...), exit: make(chan error, 1)}
+	return startChildAs(t, mode, exec.Command(os.Args[0], args...))
+}
+
+// startChildIgnoringSIGINT starts the child as a shell without job control
+// starts a background command: with SIGINT ignored, which exec keeps.
+func startChildIgnoringSIGINT(t *testing.T, mode string, args ...string) *child {
+	t.Helper()
+	return startChildAs(t, mode, exec.Command("/bin/sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, os.Args[0]}, args...)...))
+}
+
+// startChildAs is startChild running cmd, which runs this test binary.
+func startChildAs(t *testing.T, mode string, cmd *exec.Cmd) *child {
+	t.Helper()
+	c := &child{cmd: cmd, exit: make(chan error, 1)}
 	c.cmd.Env = append(os.Environ(), childEnv+"="+mode)
 	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
