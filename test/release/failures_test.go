@@ -41,16 +41,61 @@ func TestFailuresScript_NamesEachFailedCheckInAFewLines(t *testing.T) {
 	}
 }
 
-// TestFailuresScript_StopsAtSixtyLines: a run where everything failed still
-// ends in a screenful, and the script's exit status stays 0 when it cuts.
-func TestFailuresScript_StopsAtSixtyLines(t *testing.T) {
+// TestFailuresScript_StopsAtThirtyLinesALog: a run where everything failed
+// still ends in two screenfuls, one version's failures do not crowd out the
+// other's, and the script's exit status stays 0 when it cuts.
+func TestFailuresScript_StopsAtThirtyLinesALog(t *testing.T) {
 	var log strings.Builder
 	for i := range 500 {
 		fmt.Fprintf(&log, "--- FAIL: TestN%d (1.00s)\n    x_test.go:%d: failed\n", i, i+1)
 	}
-	out := runFailures(t, "Kubernetes 1.37", logFile(t, t.TempDir(), "fail", log.String()))
-	if n := strings.Count(out, "\n"); n != 60 {
-		t.Errorf("printed %d lines, want 60", n)
+	dir := t.TempDir()
+	out := runFailures(t, "Kubernetes 1.37", logFile(t, dir, "a", log.String()), "Kubernetes 1.35", logFile(t, dir, "b", log.String()))
+	if n := strings.Count(out, "\n"); n != 62 {
+		t.Errorf("printed %d lines, want 62 (a heading and 30 lines for each log)", n)
+	}
+	for _, heading := range []string{"== failed: Kubernetes 1.37\n", "== failed: Kubernetes 1.35\n"} {
+		if !strings.Contains(out, heading) {
+			t.Errorf("no %q in:\n%s", heading, out)
+		}
+	}
+}
+
+// TestFailuresScript_NamesATimedOutTestAndARace: a timeout's panic names
+// the tests still running on lines of their own, and a race fails a test
+// through the testing package's line, not the test's.
+func TestFailuresScript_NamesATimedOutTestAndARace(t *testing.T) {
+	log := "--- FAIL: TestRacy (2.00s)\n    testing.go:1712: race detected during execution of test\n" +
+		"panic: test timed out after 30m0s\n\trunning tests:\n\t\tTestActor_FrozenLeader (29m59s)\n\ngoroutine 1 [running]:\nFAIL\n"
+	out := runFailures(t, "Kubernetes 1.37", logFile(t, t.TempDir(), "a", log))
+	for _, want := range []string{"testing.go:1712: race detected", "panic: test timed out after 30m0s", "\t\tTestActor_FrozenLeader (29m59s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "goroutine 1") {
+		t.Errorf("the goroutine dump was printed:\n%s", out)
+	}
+}
+
+// TestFailuresScript_AFailureItCannotNameShowsTheLogsEnd: a binary that
+// failed before any test (its control plane did not start) names no test;
+// the end of its log is what explains it.
+func TestFailuresScript_AFailureItCannotNameShowsTheLogsEnd(t *testing.T) {
+	var log strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&log, "line %d\n", i)
+	}
+	log.WriteString("start the control plane: etcd did not start\nFAIL\n")
+	dir := t.TempDir()
+	out := runFailures(t, "Kubernetes 1.37", logFile(t, dir, "pass", "PASS\n"), "Kubernetes 1.35", logFile(t, dir, "fail", log.String()))
+	want := "== failed: Kubernetes 1.35 (last lines)\n"
+	for i := 12; i < 20; i++ {
+		want += fmt.Sprintf("line %d\n", i)
+	}
+	want += "start the control plane: etcd did not start\nFAIL\n"
+	if out != want {
+		t.Errorf("printed:\n%s\nwant:\n%s", out, want)
 	}
 }
 
