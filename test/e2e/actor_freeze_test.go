@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -23,9 +24,10 @@ import (
 // of a pass that has writes left to make, then proves three things: its
 // liveness probe fails, the standby takes the lease once it lapses and
 // finishes the revision, and when the frozen process is thawed (SIGCONT)
-// after the takeover, it starts no request and none of its writes takes
-// effect: what reaches the apiserver is at most what was already past its
-// term check when it froze, and the apiserver refuses its writes.
+// after the takeover, it starts no request of its term and no write of it
+// but an Event lands: what reaches the apiserver is at most what was
+// already past its term check when it froze, and the apiserver refuses its
+// writes.
 func TestActor_FrozenLeader(t *testing.T) {
 	world, mds := machineWorld(t)
 	const pools = 12
@@ -85,11 +87,12 @@ func TestActor_FrozenLeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
 	if err := sim.SetDesired(doc(41, 3), `"41-100"`); err != nil {
+		w.Stop()
 		t.Fatal(err)
 	}
 	awaitFirstPatch(t, w, 3)
+	w.Stop()
 	if err := syscall.Kill(leader.Pid(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +243,9 @@ func awaitFirstPatch(t *testing.T, w watch.Interface, replicas int64) {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				t.Fatal("the MachineDeployment watch ended before the first patch")
+			}
+			if ev.Type == watch.Error {
+				t.Fatalf("the MachineDeployment watch failed: %v", apierrors.FromObject(ev.Object))
 			}
 			if md, isMD := ev.Object.(*unstructured.Unstructured); isMD {
 				if n, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas"); n == replicas {

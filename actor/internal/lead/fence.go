@@ -44,8 +44,9 @@ func (f *Fence) Gone() <-chan struct{} { return f.gone }
 // fresh within the same deadline, exists and is not being deleted. The
 // deadline ends SafetyMargin before the lease could expire and always within
 // WriteDeadline; DeadlineTransport refuses to send a request past it, so a
-// leader frozen between this check and its request cannot write in a
-// successor's term.
+// leader frozen between this check and its request does not send it in a
+// successor's term (one frozen inside the transport, past its own check,
+// does: see DeadlineTransport).
 func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if f.fenced.Load() {
 		return nil, nil, ErrFenced

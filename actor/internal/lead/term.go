@@ -24,7 +24,8 @@ var ErrTermOver = errors.New("request not sent: the leadership term has not rene
 // LeaseDuration - RenewDeadline to spare. Both ends measure elapsed time on
 // their monotonic clocks, which keep running while a process is frozen: a
 // leader thawed after a SIGSTOP or a stalled VM finds its term over before
-// it sends a single request, instead of learning so from the apiserver.
+// it starts a single request, instead of learning so from the apiserver
+// (a request already past DeadlineTransport's check still goes out).
 //
 // The zero term is one never won; newTerm adds what running work needs.
 type term struct {
