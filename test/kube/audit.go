@@ -112,6 +112,15 @@ func (e AuditEvent) Resource() string {
 	return e.ObjectRef.Resource
 }
 
+// Code is the HTTP status the request was answered with, 0 if the record
+// has none.
+func (e AuditEvent) Code() int {
+	if e.ResponseStatus == nil {
+		return 0
+	}
+	return e.ResponseStatus.Code
+}
+
 // Process is the actor replica that made a request, "<pod>_<random>", from
 // the User-Agent it sends ("… actor/<pod>_<random>"); "" for another client.
 func (e AuditEvent) Process() string {

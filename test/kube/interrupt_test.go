@@ -152,6 +152,11 @@ func TestInterrupt_StopsTheControlPlaneAndTheProcessesItStarted(t *testing.T) {
 func TestInterrupt_ACtrlCLeftToTheShellThenItsSIGTERMStopEverything(t *testing.T) {
 	t.Parallel() // each waits on a child of its own
 	c := startChildIgnoringSIGINT(t, interruptedChild, "-test.run=^$")
+	// The control: the child, which has set up its signal handling, still
+	// ignores SIGINT as the shell started it.
+	if !ignores(t, c.cmd.Process.Pid, syscall.SIGINT) {
+		t.Fatal("the child does not ignore SIGINT: it caught the Ctrl-C the shell left to itself")
+	}
 	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +171,27 @@ func TestInterrupt_ACtrlCLeftToTheShellThenItsSIGTERMStopEverything(t *testing.T
 	if stderr := c.stderr.String(); strings.Contains(stderr, "kube: interrupt:") || !strings.Contains(stderr, "kube: terminated: stopping") {
 		t.Errorf("the child did not stop on the SIGTERM alone; stderr:\n%s", stderr)
 	}
+}
+
+// ignores reports whether process pid ignores sig, from the SigIgn mask
+// in /proc/<pid>/status.
+func ignores(t *testing.T, pid int, sig syscall.Signal) bool {
+	t.Helper()
+	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if mask, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			bits, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bits&(1<<(sig-1)) != 0
+		}
+	}
+	t.Fatalf("no SigIgn in /proc/%d/status", pid)
+	return false
 }
 
 // TestInterrupt_DuringAControlPlaneStartStopsItOnceItHasStarted: an

@@ -2,8 +2,10 @@ package release
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -114,4 +116,25 @@ func runFailures(t *testing.T, args ...string) string {
 		t.Fatalf("hack/failures.sh: %v", err)
 	}
 	return string(out)
+}
+
+// TestMakefile_AFailedTestRunEndsWithItsFailures: make test's recipe, once
+// both end-to-end logs are printed, runs hack/failures.sh on both when the
+// run failed, and exits with the tests' status after it.
+func TestMakefile_AFailedTestRunEndsWithItsFailures(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root(t), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe := regexp.MustCompile(`(?ms)^test:\n((?:\t[^\n]*\n)+)`).FindStringSubmatch(string(b))
+	if recipe == nil {
+		t.Fatal("no test recipe in the Makefile")
+	}
+	lines := strings.Split(strings.TrimSpace(recipe[1]), "\n")
+	if n := len(lines); n < 3 ||
+		!strings.Contains(lines[n-3], `cat "$$logs/e2e-1.35"`) ||
+		!strings.Contains(lines[n-2], `[ $$status = 0 ] || hack/failures.sh "Kubernetes 1.37" "$$logs/e2e" "Kubernetes 1.35" "$$logs/e2e-1.35"`) ||
+		strings.TrimSpace(lines[n-1]) != "exit $$status" {
+		t.Errorf("make test does not end by printing the logs, then their failures, then exiting with the tests' status:\n%s", recipe[1])
+	}
 }
