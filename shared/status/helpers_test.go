@@ -17,9 +17,9 @@ type sample struct {
 }
 
 func (s sample) Render(w io.Writer, now time.Time) error {
-	t := NewTable(w)
+	t := NewTable(w, now)
 	t.Line("version", s.Version)
-	t.Line("started", Ago(s.Started, now))
+	t.Age("started", s.Started)
 	t.Line("last error", s.LastError)
 	t.Row("count", strconv.Itoa(s.Count), s.LastError)
 	return t.Flush()

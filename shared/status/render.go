@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,17 +13,47 @@ import (
 )
 
 // Table writes aligned "key: value" lines, the form of both binaries'
-// `status` output.
-type Table struct{ w *tabwriter.Writer }
+// `status` output. It holds the time of the report, so times print as ages.
+type Table struct {
+	w   *tabwriter.Writer
+	now time.Time
+}
 
-// NewTable starts a table on w; nothing reaches w before Flush.
-func NewTable(w io.Writer) Table { return Table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)} }
+// NewTable starts a table on w reporting at now; nothing reaches w before
+// Flush.
+func NewTable(w io.Writer, now time.Time) Table {
+	return Table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0), now}
+}
 
 // Line writes one "key: value" line. The value may hold text from outside
 // (a platform error, a report detail, a version): escaped, it can neither
 // drive the terminal nor forge a line.
 func (t Table) Line(key, value string) {
 	_, _ = fmt.Fprintf(t.w, "%s:\t%s\n", key, printable.String(value))
+}
+
+// Count writes a line whose value is a number.
+func (t Table) Count(key string, n int) { t.Line(key, strconv.Itoa(n)) }
+
+// Age writes a line whose value is how long ago at was.
+func (t Table) Age(key string, at time.Time) { t.Line(key, Ago(at, t.now)) }
+
+// Outcome writes when something last happened and how it went: "never", or
+// its age followed by the outcome.
+func (t Table) Outcome(key string, at time.Time, outcome string) {
+	if at.IsZero() {
+		t.Line(key, "never")
+		return
+	}
+	t.Line(key, Ago(at, t.now)+", "+outcome)
+}
+
+// Error writes the "last error" line, the error's age and text, and nothing
+// while there has been no error.
+func (t Table) Error(at time.Time, msg string) {
+	if msg != "" {
+		t.Line("last error", Ago(at, t.now)+": "+msg)
+	}
 }
 
 // Row writes an indented line of tab-aligned cells, each escaped as Line
@@ -36,15 +67,6 @@ func (t Table) Row(cells ...string) {
 
 // Flush writes the aligned table.
 func (t Table) Flush() error { return t.w.Flush() }
-
-// Outcome is when something last happened and how it went: "never", or its
-// age followed by the outcome.
-func Outcome(at, now time.Time, outcome string) string {
-	if at.IsZero() {
-		return "never"
-	}
-	return Ago(at, now) + ", " + outcome
-}
 
 // Ago is how long before now t was, in the largest two units: "12s ago",
 // "3m04s ago", "2h05m ago", "3d04h ago"; "never" for the zero time.

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,12 +32,33 @@ func TestAgo_UnitsAtTheirBoundaries(t *testing.T) {
 	}
 }
 
-func TestOutcome_NeverOrTheAgeAndHowItWent(t *testing.T) {
+func TestTable_OutcomeIsNeverOrTheAgeAndHowItWent(t *testing.T) {
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	if got := Outcome(time.Time{}, now, "ok"); got != "never" {
-		t.Errorf("zero time: %q, want never", got)
+	var b strings.Builder
+	tb := NewTable(&b, now)
+	tb.Outcome("first", time.Time{}, "ok")
+	tb.Outcome("second", now.Add(-90*time.Second), "503 Service Unavailable")
+	if err := tb.Flush(); err != nil {
+		t.Fatal(err)
 	}
-	if got := Outcome(now.Add(-90*time.Second), now, "503 Service Unavailable"); got != "1m30s ago, 503 Service Unavailable" {
-		t.Errorf("90 s ago: %q", got)
+	want := "first:   never\nsecond:  1m30s ago, 503 Service Unavailable\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestTable_ErrorIsWrittenOnlyWhenThereIsOne(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	tb := NewTable(&b, now)
+	tb.Error(time.Time{}, "")
+	tb.Error(now.Add(-5*time.Second), "HTTP 503")
+	tb.Count("count", 42)
+	if err := tb.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "last error:  5s ago: HTTP 503\ncount:       42\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"kubehz.dev/agent/shared/status"
@@ -12,25 +11,23 @@ import (
 // Render prints the observer's state as aligned "key: value" lines, times
 // as ages relative to now.
 func (o Observer) Render(w io.Writer, now time.Time) error {
-	t := status.NewTable(w)
+	t := status.NewTable(w, now)
 	t.Line("version", o.Version)
-	t.Line("started", status.Ago(o.Started, now))
+	t.Age("started", o.Started)
 	t.Line("heartbeat", o.heartbeat())
-	t.Line("last beat", status.Outcome(o.LastAttempt, now, o.LastOutcome))
-	t.Line("last delivered", status.Ago(o.LastDelivered, now))
+	t.Outcome("last beat", o.LastAttempt, o.LastOutcome)
+	t.Age("last delivered", o.LastDelivered)
 	if !o.FailingSince.IsZero() {
-		t.Line("failing since", status.Ago(o.FailingSince, now))
+		t.Age("failing since", o.FailingSince)
 	}
-	if o.LastError != "" {
-		t.Line("last error", status.Ago(o.LastErrorAt, now)+": "+o.LastError)
-	}
+	t.Error(o.LastErrorAt, o.LastError)
 	t.Line("actor lease", o.Actor.describe())
-	t.Line("nodes", strconv.Itoa(o.Caches.Nodes))
-	t.Line("pods", strconv.Itoa(o.Caches.Pods))
-	t.Line("warning events", strconv.Itoa(o.Caches.WarningEvents))
-	t.Line("machines", strconv.Itoa(o.Caches.Machines))
-	t.Line("pools", strconv.Itoa(o.Caches.Pools))
-	t.Line("state written", status.Ago(o.Written, now))
+	t.Count("nodes", o.Caches.Nodes)
+	t.Count("pods", o.Caches.Pods)
+	t.Count("warning events", o.Caches.WarningEvents)
+	t.Count("machines", o.Caches.Machines)
+	t.Count("pools", o.Caches.Pools)
+	t.Age("state written", o.Written)
 	return t.Flush()
 }
 
