@@ -15,6 +15,8 @@ func FuzzRecords(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"m"},"spec":{"metadata":{"labels":{"node-role.kubernetes.io/control-plane":7}},"versions":{"kubelet":1}}}`))
 	f.Add([]byte(`{"metadata":{"name":"pool"},"spec":{"replicas":2.5,"selector":{"matchLabels":{"a":"b"}},"template":{"spec":{"versions":{"kubelet":"v1.35.5"}}}}}`))
 	f.Add([]byte(`{"metadata":{"ownerReferences":[{"kind":"MachineSet","name":"pool-a-1"},7,null]},"spec":{"selector":{"matchExpressions":[{"key":"a","operator":"Bogus"}]}}}`))
+	f.Add([]byte(`{"metadata":{"name":"pool"},"spec":{"replicas":4,"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":0,"maxUnavailable":"50%"}}}}`))
+	f.Add([]byte(`{"metadata":{"name":"pool"},"spec":{"strategy":{"rollingUpdate":{"maxUnavailable":1.5}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var obj map[string]any
 		if json.Unmarshal(data, &obj) != nil || obj == nil {
@@ -45,6 +47,12 @@ func FuzzRecords(f *testing.F) {
 		}
 		if r.Selector != nil && r.Selector.Empty() {
 			t.Fatal("an empty selector would claim every machine")
+		}
+		// A bound that is there must never read as absent, which would
+		// take machine-controller's default of none down at once.
+		down, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "strategy", "rollingUpdate", "maxUnavailable")
+		if down != nil && r.Rollout.MaxUnavailable == nil && !r.Rollout.Unreadable {
+			t.Fatalf("maxUnavailable %v read as absent", down)
 		}
 	})
 }

@@ -10,9 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 )
@@ -34,6 +36,7 @@ type MachineDeployment struct {
 	Selector labels.Selector
 	// Kubelet is spec.template.spec.versions.kubelet, "" when absent.
 	Kubelet string
+	Rollout upgrade.Rollout // spec.strategy
 }
 
 // GetObjectMeta implements metav1.ObjectMetaAccessor for the informer's key.
@@ -98,6 +101,37 @@ func machineDeploymentFrom(u *unstructured.Unstructured) *MachineDeployment {
 	r.TemplateLabels = labelKeys(u.Object, "spec", "template", "metadata", "labels")
 	r.TemplateSpecMetaLabels = labelKeys(u.Object, "spec", "template", "spec", "metadata", "labels")
 	r.TemplateSpecLabels = labelKeys(u.Object, "spec", "template", "spec", "labels")
+	r.Rollout = rolloutFrom(u.Object)
+	return r
+}
+
+// rolloutFrom reads spec.strategy. One that does not convert is marked
+// unreadable rather than dropped: read as absent, it would take
+// machine-controller's defaults, which may take down fewer Machines than
+// what is really there.
+func rolloutFrom(obj map[string]any) upgrade.Rollout {
+	raw, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "strategy")
+	if raw == nil {
+		return upgrade.Rollout{}
+	}
+	fields, ok := raw.(map[string]any)
+	if !ok {
+		return upgrade.Rollout{Unreadable: true}
+	}
+	var st struct {
+		Type          string `json:"type"`
+		RollingUpdate *struct {
+			MaxSurge       *intstr.IntOrString `json:"maxSurge"`
+			MaxUnavailable *intstr.IntOrString `json:"maxUnavailable"`
+		} `json:"rollingUpdate"`
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(fields, &st); err != nil {
+		return upgrade.Rollout{Unreadable: true}
+	}
+	r := upgrade.Rollout{Type: st.Type}
+	if st.RollingUpdate != nil {
+		r.MaxSurge, r.MaxUnavailable = st.RollingUpdate.MaxSurge, st.RollingUpdate.MaxUnavailable
+	}
 	return r
 }
 

@@ -9,9 +9,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/informer"
 )
 
@@ -115,6 +117,37 @@ func TestTransform_ReadsWhatTheDecisionsNeed(t *testing.T) {
 				t.Errorf("record:\n got %+v\nwant %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestTransform_ReadsTheRolloutStrategy(t *testing.T) {
+	bound := func(v intstr.IntOrString) *intstr.IntOrString { return &v }
+	cases := []struct {
+		name     string
+		strategy any // nil: no spec.strategy at all
+		want     upgrade.Rollout
+	}{
+		{"absent", nil, upgrade.Rollout{}},
+		{"counts and a type", map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{
+			"maxSurge": int64(0), "maxUnavailable": int64(2)}},
+			upgrade.Rollout{Type: "RollingUpdate", MaxSurge: bound(intstr.FromInt32(0)), MaxUnavailable: bound(intstr.FromInt32(2))}},
+		{"a percentage", map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": "25%"}},
+			upgrade.Rollout{MaxUnavailable: bound(intstr.FromString("25%"))}},
+		{"no rollingUpdate", map[string]any{"type": "RollingUpdate"}, upgrade.Rollout{Type: "RollingUpdate"}},
+		{"not an object", "RollingUpdate", upgrade.Rollout{Unreadable: true}},
+		{"a bound of the wrong kind", map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": map[string]any{"n": int64(1)}}},
+			upgrade.Rollout{Unreadable: true}},
+		{"a count past int32", map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": int64(1) << 40}},
+			upgrade.Rollout{Unreadable: true}},
+	}
+	for _, tc := range cases {
+		u := machineDeployment("kube-system", "pool-a", int64(4))
+		if tc.strategy != nil {
+			u.Object["spec"].(map[string]any)["strategy"] = tc.strategy
+		}
+		if got := machineDeploymentFrom(u).Rollout; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Rollout = %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }
 

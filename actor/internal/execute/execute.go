@@ -99,13 +99,15 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	e.stopCaches(x.Scaling, x.Upgrades && hasTarget(doc), doc.HealingArmed())
 	// Capacity first, then version rolls, then disruption: the healer
 	// counts the machines the earlier steps set deleting, and those this
-	// pass's scale-downs remove before machine-controller marks them.
+	// pass's scale-downs and roll take down before machine-controller
+	// marks them.
 	retry, removing := false, 0
 	if x.Scaling {
 		retry, removing = e.scale(ctx, doc)
 	}
 	if x.Upgrades {
-		retry = e.upgrade(ctx, doc) || retry
+		again, rolled := e.upgrade(ctx, doc)
+		retry, removing = retry || again, removing+rolled
 	}
 	if doc.HealingArmed() {
 		e.heal(ctx, doc, removing)

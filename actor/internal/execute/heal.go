@@ -11,7 +11,7 @@ import (
 
 // heal runs one healing pass: the unwedge first, so it fires even when nothing
 // new is unhealthy, then detection and the deletes it allows. removing is
-// what this pass's scale-downs remove, counted as in flight.
+// what this pass's scale-downs and roll take down, counted as in flight.
 func (e *Executor) heal(ctx context.Context, doc desired.Document, removing int) {
 	if err := e.ensure(ctx, true); err != nil {
 		e.Log.Warn("Healing skipped this pass: cannot read the cluster; retrying next poll", "err", err)

@@ -119,13 +119,8 @@ func toMDs(records map[string]*cluster.MachineDeployment) map[string]scale.MD {
 	return out
 }
 
-// patchBody sends one merge patch to a MachineDeployment under the fence.
-func (e *Executor) patchBody(ctx context.Context, namespace, md string, body []byte) error {
-	_, err := e.sendPatch(ctx, namespace, md, body)
-	return err
-}
-
-// sendPatch is patchBody, also saying whether the fence let the patch go.
+// sendPatch sends one merge patch to a MachineDeployment under the fence,
+// saying whether the fence let it go.
 func (e *Executor) sendPatch(ctx context.Context, namespace, md string, body []byte) (sent bool, err error) {
 	wctx, cancel, err := e.Fence.Write(ctx)
 	if err != nil {

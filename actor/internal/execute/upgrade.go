@@ -13,11 +13,13 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// upgrade runs one upgrade pass and reports whether it wants a retry.
-func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
+// upgrade runs one upgrade pass. It reports whether it wants a retry, and
+// how many Machines the roll it started may take down at once
+// (upgrade.Patch.Removes).
+func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, int) {
 	if !hasTarget(doc) || len(doc.WorkerPools) == 0 {
 		e.Store.Prune(wire.ActionUpgrade, nil)
-		return false
+		return false, 0
 	}
 	p := upgrade.Policy{Target: *doc.KubernetesVersion, Namespace: e.Namespace, Revision: doc.Revision}
 	for _, pool := range doc.WorkerPools {
@@ -42,7 +44,7 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 	}
 	e.rolls = mem
 	before := e.reported(wire.ActionUpgrade)
-	halted := false
+	halted, removing := false, 0
 	for _, st := range steps {
 		e.step()
 		if halted {
@@ -56,7 +58,8 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 			}
 			continue
 		}
-		err := e.patchBody(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
+		sent, err := e.sendPatch(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
+		removing += st.Patch.Removes(sent, err)
 		final, halt := upgrade.Outcome(st, err)
 		if err == nil {
 			upgrade.Started(e.rolls, st.Patch)
@@ -69,7 +72,7 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) bool {
 			"to", st.Patch.Target, "status", final.Status, "detail", final.Detail)
 	}
 	e.Store.Prune(wire.ActionUpgrade, targets(steps, func(st upgrade.Step) string { return st.Action.Target }))
-	return retry
+	return retry, removing
 }
 
 // upgradeEvent records a roll's start, end or refusal on the
@@ -122,7 +125,7 @@ func (e *Executor) observeUpgrade(ctx context.Context, direct bool) upgrade.Obse
 	o := upgrade.Observed{MDs: make(map[string]upgrade.MD, len(w.mds))}
 	for name, r := range w.mds {
 		o.MDs[name] = upgrade.MD{Name: r.Name, ResourceVersion: r.ResourceVersion, Kubelet: r.Kubelet,
-			Replicas: r.Replicas, PoolLabels: poolLabels(r), Annotations: r.Annotations}
+			Replicas: r.Replicas, PoolLabels: poolLabels(r), Annotations: r.Annotations, Rollout: r.Rollout}
 	}
 	for _, m := range w.machines {
 		o.Machines = append(o.Machines, upgradeMachine(m, w))

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"reflect"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/wire"
@@ -175,6 +178,62 @@ func TestUpgrade_RollReplacementsUseUpTheHealingBudget(t *testing.T) {
 			h.world.machineDeletes, h.world.podLists, h.world.podDeletes)
 	}
 }
+
+// docs/contract.md#acting-gate: machine-controller takes a roll's first
+// Machines down only once the patch reaches it, so healing in the pass that
+// started the roll counts maxUnavailable of the pool as in flight, unless
+// the apiserver refused the patch. pool-a (4 replicas) rolls; pool-b, at
+// target, has a dead worker; the budget is 2.
+func TestUpgrade_ARollStartedInTheSamePassCountsWhatItMayTakeDown(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		maxUnavailable *intstr.IntOrString
+		patchErr       error
+		wantReport     report
+	}{
+		{"the default takes nothing down", nil, nil,
+			report{"pool-b-m1", wire.StatusDone, 9, "deleted Machine"}},
+		{"1 of a budget of 2 leaves 1", ptr(intstr.FromInt32(1)), nil,
+			report{"pool-b-m1", wire.StatusDone, 9, "deleted Machine"}},
+		{"2 use a budget of 2", ptr(intstr.FromInt32(2)), nil,
+			report{"pool-b-m1", wire.StatusPending, 9, "2 disruption(s) already in flight (maxUnhealthy 2)"}},
+		{"50% of 4 uses a budget of 2", ptr(intstr.FromString("50%")), nil,
+			report{"pool-b-m1", wire.StatusPending, 9, "2 disruption(s) already in flight (maxUnhealthy 2)"}},
+		{"a roll that timed out may have started", ptr(intstr.FromInt32(2)), context.DeadlineExceeded,
+			report{"pool-b-m1", wire.StatusPending, 9, "2 disruption(s) already in flight"}},
+		{"a roll the apiserver refused takes nothing down", ptr(intstr.FromInt32(2)),
+			apierrors.NewConflict(schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}, "pool-a", errors.New("modified")),
+			report{"pool-b-m1", wire.StatusDone, 9, "deleted Machine"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rolled := poolMD("pool-a", 4)
+			rolled.Rollout.MaxUnavailable = tc.maxUnavailable
+			atTarget := poolMD("pool-b", 1)
+			atTarget.Kubelet = "v1.35.6"
+			h := rollingHarness(t, atTarget)
+			h.cluster.records["pool-a"] = rolled
+			h.world.add(machine("pool-a-m3", "pool-a", "node-3"), machine("pool-a-m4", "pool-a", "node-4"),
+				machine("pool-b-m1", "pool-b", "node-b"))
+			h.world.machines["pool-b-m1"].Kubelet = "v1.35.6"
+			h.world.addNodes(node("node-b", "False", start.Add(-10*time.Minute)))
+			if tc.patchErr != nil {
+				h.patcher.err["pool-a"] = tc.patchErr
+			}
+			doc := healing(9, healPolicy(2, 0))
+			doc.Execution.Upgrades = true
+			v := "v1.35.6"
+			doc.KubernetesVersion = &v
+
+			h.exec.Execute(t.Context(), doc)
+			if len(h.patcher.patches) != 1 || h.patcher.patches[0].Name != "pool-a" {
+				t.Fatalf("patches %+v, want pool-a's roll", h.patcher.patches)
+			}
+			checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{tc.wantReport})
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // A roll starts only on a direct read: a MachineDeployment cache that has
 // not yet seen this term's own patch of pool-a shows it idle, and pool-b

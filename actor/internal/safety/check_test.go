@@ -30,7 +30,7 @@ type checker struct {
 	// This step's reference, computed from the world before the pass.
 	ref     reference
 	healed  int // heal deletes this step that set a Machine deleting
-	removed int // Machines the scale-downs applied this step remove
+	removed int // Machines the scale-downs and rolls applied this step take down
 
 	// This leadership term.
 	termStart time.Time
@@ -93,6 +93,9 @@ func (c *checker) onWrite(wr *write) {
 		if d := c.w.md(wr.name); d != nil && d.replicas != nil && wr.replicas != nil && *wr.replicas < *d.replicas {
 			wr.shrinks = *d.replicas - *wr.replicas
 		}
+		if d := c.w.md(wr.name); d != nil && wr.kubelet != nil && *wr.kubelet != d.kubelet {
+			wr.takes = c.w.takesDown(d)
+		}
 	case "deleteMachine":
 		c.checkMachineDelete(wr)
 	case "deletePod":
@@ -116,6 +119,11 @@ func (c *checker) answered(wr write) {
 			c.totals.kubeletPatches++
 			if wr.err == nil {
 				c.rolled[wr.name] = true
+				// Likewise the first Machines of the roll it starts.
+				c.removed += wr.takes
+				if wr.takes > 0 && len(c.ref.candidates) > 0 && !c.ref.storm {
+					c.totals.rollsBesideHeal++
+				}
 			}
 		}
 	case "deleteMachine":
@@ -261,10 +269,11 @@ type totals struct {
 	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
 	limited                                                    int // steps whose document the local limits tightened
 	scaleDownsBesideHeal                                       int // scale-downs applied while healing had a candidate
+	rollsBesideHeal                                            int // rolls that take Machines down, applied while healing had a candidate
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs beside a heal candidate); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs and %d rolls taking Machines down beside a heal candidate); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.rollsBesideHeal, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
 		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

@@ -12,10 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
 	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/actor/internal/upgrade"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -207,7 +209,22 @@ func (d *md) record() *cluster.MachineDeployment {
 	if len(d.selector) > 0 {
 		r.Selector = labels.SelectorFromSet(d.selector)
 	}
+	r.Rollout = upgrade.Rollout{Type: d.strategy.kind, Unreadable: d.strategy.unreadable,
+		MaxSurge: bound(d.strategy.maxSurge), MaxUnavailable: bound(d.strategy.maxUnavailable)}
 	return r
+}
+
+// bound is a strategy bound as the cache decodes it.
+func bound(v any) *intstr.IntOrString {
+	switch v := v.(type) {
+	case int:
+		b := intstr.FromInt32(int32(v)) //nolint:gosec // the generator's counts are tiny
+		return &b
+	case string:
+		b := intstr.FromString(v)
+		return &b
+	}
+	return nil
 }
 
 // machineCache is the Machine cache over the world: its List may lag, its

@@ -85,6 +85,7 @@ func newMD(r *rand.Rand, name string, cpMinor int) *md {
 	case chance(r, 0.15):
 		d.selector = map[string]string{"tier": "workers"} // overlaps other pools
 	}
+	d.strategy = randomStrategy(r)
 	switch {
 	case chance(r, 0.05):
 		d.kubelet = ""
@@ -94,6 +95,22 @@ func newMD(r *rand.Rand, name string, cpMinor int) *md {
 		d.kubelet = version(r, cpMinor-r.IntN(5))
 	}
 	return d
+}
+
+// randomStrategy is absent half the time; otherwise bounds of every form
+// machine-controller accepts, and now and then one it would not.
+func randomStrategy(r *rand.Rand) strategy {
+	switch {
+	case chance(r, 0.5):
+		return strategy{}
+	case chance(r, 0.05):
+		return strategy{unreadable: true}
+	case chance(r, 0.05):
+		return strategy{kind: "Recreate"}
+	}
+	bounds := []any{nil, 0, 1, 2, 3, "25%", "50%", "100%", "0%"}
+	return strategy{kind: pick(r, []string{"", "RollingUpdate"}),
+		maxSurge: pick(r, bounds), maxUnavailable: pick(r, bounds)}
 }
 
 // newRandomMachine is a Machine of any age and state, owned or not.

@@ -93,9 +93,9 @@ func (c *checker) checkMachineDelete(wr *write) {
 	case !c.ref.candidates[m.name]:
 		c.fail("2 (disruption)", "%s deletes a Machine that is not unhealthy", wr)
 	case c.ref.inFlight+c.removed+c.healed >= limit:
-		// A scale-down of this pass removes Machines no read shows deleting
-		// yet (docs/contract.md#acting-gate).
-		c.fail("2 (disruption)", "%s with %d deleting before the pass, %d removed by its scale-downs and %d deleted in it: maxUnhealthy %d",
+		// A scale-down or a roll of this pass takes down Machines no read
+		// shows deleting yet (docs/contract.md#acting-gate).
+		c.fail("2 (disruption)", "%s with %d deleting before the pass, %d taken down by its scale-downs and rolls and %d deleted in it: maxUnhealthy %d",
 			wr, c.ref.inFlight, c.removed, c.healed, limit)
 	}
 	last := c.termStart

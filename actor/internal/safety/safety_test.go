@@ -65,7 +65,8 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"live downgrades offered": tot.versions.liveDowngrades, "pre-release rolls": tot.versions.preReleaseRolls,
 		"reads of a control plane mid-upgrade": tot.cpMixed,
 		"unlinked machines held back":          tot.unlinkedHeld, "documents held to the local limits": tot.limited,
-		"scale-downs beside a heal candidate": tot.scaleDownsBesideHeal,
+		"scale-downs beside a heal candidate":                tot.scaleDownsBesideHeal,
+		"rolls taking Machines down beside a heal candidate": tot.rollsBesideHeal,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)

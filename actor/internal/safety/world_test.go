@@ -32,6 +32,15 @@ type md struct {
 	tplSpec  map[string]string // spec.template.spec.labels
 	selector map[string]string // spec.selector.matchLabels; nil when absent
 	kubelet  string            // spec.template.spec.versions.kubelet
+	strategy strategy          // spec.strategy
+}
+
+// strategy is a MachineDeployment's spec.strategy. A bound is nil when
+// absent, else a count (int) or a percentage ("25%").
+type strategy struct {
+	kind                     string // "" is RollingUpdate
+	maxSurge, maxUnavailable any
+	unreadable               bool // there, but not an object a strategy reads from
 }
 
 // machine is one Machine as the fake apiserver stores it.
@@ -142,6 +151,60 @@ func (w *world) poolOf(m *machine) string {
 		}
 	}
 	return ""
+}
+
+// takesDown is how many of d's Machines machine-controller v1.65.0 may
+// delete as soon as d's template changes, before any replacement is ready:
+// maxUnavailable (default 0) of spec.replicas, a percentage rounded down;
+// one when it and maxSurge (default 1, a percentage rounded up) are both
+// 0; at most spec.replicas and at most the live Machines d owns. What does
+// not resolve (no replica count, an unknown type, a bound that does not
+// parse) is every live Machine d owns.
+func (w *world) takesDown(d *md) int {
+	owned := 0
+	for _, m := range w.machines {
+		if !m.deleting && w.owner(m) == d.name {
+			owned++
+		}
+	}
+	st := d.strategy
+	if d.replicas == nil || st.unreadable || (st.kind != "" && st.kind != "RollingUpdate") {
+		return owned
+	}
+	replicas := int(*d.replicas)
+	if replicas == 0 {
+		return 0
+	}
+	surge, okS := resolveBound(st.maxSurge, 1, replicas, true)
+	down, okU := resolveBound(st.maxUnavailable, 0, replicas, false)
+	if !okS || !okU {
+		return owned
+	}
+	if surge == 0 && down == 0 {
+		down = 1
+	}
+	return min(down, replicas, owned)
+}
+
+// resolveBound is a strategy bound: def when absent, a count as given, a
+// percentage of replicas rounded up or down.
+func resolveBound(v any, def, replicas int, up bool) (int, bool) {
+	switch v := v.(type) {
+	case nil:
+		return def, true
+	case int:
+		return v, v >= 0
+	case string:
+		var pct int
+		if _, err := fmt.Sscanf(v, "%d%%", &pct); err != nil || pct < 0 {
+			return 0, false
+		}
+		if up {
+			return (pct*replicas + 99) / 100, true
+		}
+		return pct * replicas / 100, true
+	}
+	return 0, false
 }
 
 // owner is the pool whose MachineSet really owns the Machine, by its owner

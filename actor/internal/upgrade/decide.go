@@ -100,9 +100,10 @@ func (ps *pass) decide(s poolState) (step Step, ok bool) {
 	ps.rolling = append(ps.rolling, s.name)
 	step, _ = report(wire.StatusInProgress, progressDetail(s.md.Kubelet, ps.target, s.n, s.m))
 	step.Patch = &Patch{
-		MDPatch: refuse.MDPatch{MD: s.name, Namespace: ps.policy.Namespace, ResourceVersion: s.md.ResourceVersion},
-		From:    s.md.Kubelet,
-		Target:  ps.target, // canonical: only an accepted target gets here
+		MDPatch:     refuse.MDPatch{MD: s.name, Namespace: ps.policy.Namespace, ResourceVersion: s.md.ResourceVersion},
+		From:        s.md.Kubelet,
+		Target:      ps.target, // canonical: only an accepted target gets here
+		Unavailable: s.md.Rollout.Unavailable(s.md.Replicas, live(s.claimed)),
 	}
 	return step, true
 }

@@ -84,6 +84,19 @@ func progress(machines []Machine, replicas *int64, want *version.Version) (n, m 
 	return n, m
 }
 
+// live counts the machines that are not deleting. Over the pool's claims,
+// it is every Machine a roll of the pool could take down, the ones
+// several pools claim included.
+func live(machines []Machine) int {
+	n := 0
+	for _, mc := range machines {
+		if !mc.Deleting {
+			n++
+		}
+	}
+	return n
+}
+
 // derivedFrom is the "from" of a pool found mid-roll with nothing
 // remembered, as after a restart: the kubelet of the pool's first machine by
 // name that is not at target yet. A deleting machine counts, since the old

@@ -9,8 +9,21 @@ import (
 // MachineDeployment MD to Target.
 type Patch struct {
 	refuse.MDPatch
-	From   string // the MD's kubelet as read
-	Target string // the desired version as received, trimmed
+	From        string // the MD's kubelet as read
+	Target      string // the desired version as received, trimmed
+	Unavailable int    // Machines the roll may take down at once (Rollout.Unavailable)
+}
+
+// Removes is how many Machines p takes down before any read shows them
+// deleting: its Unavailable, when the fence let it go (sent) and the
+// answer leaves open that it landed. machine-controller acts on the new
+// template only once the patch reaches it, so healing in the same pass
+// counts them as in flight, as it does a scale-down's.
+func (p Patch) Removes(sent bool, err error) int {
+	if !sent || (err != nil && !refuse.Unsure(err)) {
+		return 0
+	}
+	return p.Unavailable
 }
 
 // Body is the JSON merge patch to send (with the executor's field manager): the kubelet

@@ -32,6 +32,7 @@ type MD struct {
 	Replicas              *int64            // spec.replicas; nil when unknown
 	PoolLabels            refuse.PoolLabels // name and label maps for refuse.ControlPlaneReason
 	Annotations           map[string]string // metadata.annotations, for refuse.AutoscalerKey
+	Rollout               Rollout           // spec.strategy
 }
 
 // Machine is the compact record of one Machine, already resolved to its pool
