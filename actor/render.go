@@ -18,7 +18,7 @@ func (a replicaState) Render(w io.Writer, now time.Time) error {
 	t.Line("leading", a.leading())
 	t.Line("lease holder", a.holder())
 	t.Outcome("last poll", a.LastPoll, a.LastPollOutcome)
-	t.Error(a.LastErrorAt, a.LastError)
+	t.LastError(a.LastErrorAt, a.LastError)
 	t.Count("machine deployments", a.Caches.MachineDeployments)
 	t.Count("machines", a.Caches.Machines)
 	t.Count("nodes", a.Caches.Nodes)

@@ -48,9 +48,9 @@ func (t Table) Outcome(key string, at time.Time, outcome string) {
 	t.Line(key, Ago(at, t.now)+", "+outcome)
 }
 
-// Error writes the "last error" line, the error's age and text, and nothing
-// while there has been no error.
-func (t Table) Error(at time.Time, msg string) {
+// LastError writes the "last error" line, the error's age and text, and
+// nothing while there has been no error.
+func (t Table) LastError(at time.Time, msg string) {
 	if msg != "" {
 		t.Line("last error", Ago(at, t.now)+": "+msg)
 	}

@@ -47,12 +47,12 @@ func TestTable_OutcomeIsNeverOrTheAgeAndHowItWent(t *testing.T) {
 	}
 }
 
-func TestTable_ErrorIsWrittenOnlyWhenThereIsOne(t *testing.T) {
+func TestTable_LastErrorIsWrittenOnlyWhenThereIsOne(t *testing.T) {
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	var b strings.Builder
 	tb := NewTable(&b, now)
-	tb.Error(time.Time{}, "")
-	tb.Error(now.Add(-5*time.Second), "HTTP 503")
+	tb.LastError(time.Time{}, "")
+	tb.LastError(now.Add(-5*time.Second), "HTTP 503")
 	tb.Count("count", 42)
 	if err := tb.Flush(); err != nil {
 		t.Fatal(err)

@@ -157,9 +157,11 @@ func (w *world) poolOf(m *machine) string {
 // delete as soon as d's template changes, before any replacement is ready:
 // maxUnavailable (default 0) of spec.replicas, a percentage rounded down;
 // one when it and maxSurge (default 1, a percentage rounded up) are both
-// 0; at most spec.replicas and at most the live Machines d owns. What does
-// not resolve (no replica count, an unknown type, a bound that does not
-// parse) is every live Machine d owns.
+// 0; at most spec.replicas; then every live Machine d owns past
+// spec.replicas, since the old MachineSets go down to spec.replicas minus
+// maxUnavailable; never more than the live Machines d owns. What does not
+// resolve (no replica count, an unknown type, a bound that does not parse)
+// is every live Machine d owns.
 func (w *world) takesDown(d *md) int {
 	owned := 0
 	for _, m := range w.machines {
@@ -173,7 +175,7 @@ func (w *world) takesDown(d *md) int {
 	}
 	replicas := int(*d.replicas)
 	if replicas == 0 {
-		return 0
+		return owned // all of them are past spec.replicas
 	}
 	surge, okS := resolveBound(st.maxSurge, 1, replicas, true)
 	down, okU := resolveBound(st.maxUnavailable, 0, replicas, false)
@@ -183,7 +185,7 @@ func (w *world) takesDown(d *md) int {
 	if surge == 0 && down == 0 {
 		down = 1
 	}
-	return min(down, replicas, owned)
+	return min(min(down, replicas)+max(owned-replicas, 0), owned)
 }
 
 // resolveBound is a strategy bound: def when absent, a count as given, a

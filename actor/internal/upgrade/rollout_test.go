@@ -10,8 +10,9 @@ import (
 
 // The expectations follow machine-controller v1.65.0: its defaults
 // (maxSurge 1, maxUnavailable 0), its rounding (maxUnavailable down,
-// maxSurge up), one Machine when both come to 0, and the cap at
-// spec.replicas.
+// maxSurge up), one Machine when both come to 0, the cap at spec.replicas,
+// and its scale-down of old MachineSets to spec.replicas minus
+// maxUnavailable, which takes every Machine past spec.replicas too.
 func TestRollout_UnavailableResolvesAsMachineControllerDoes(t *testing.T) {
 	n := intstr.FromInt32
 	pct := intstr.FromString
@@ -29,9 +30,14 @@ func TestRollout_UnavailableResolvesAsMachineControllerDoes(t *testing.T) {
 		{"a percentage under one Machine is none, with surge", Rollout{MaxUnavailable: bound(pct("10%"))}, replicas(5), 5, 0},
 		{"both 0 lets one go", Rollout{MaxSurge: bound(n(0)), MaxUnavailable: bound(pct("10%"))}, replicas(5), 5, 1},
 		{"a surge percentage rounds up, so not both 0", Rollout{MaxSurge: bound(pct("1%")), MaxUnavailable: bound(n(0))}, replicas(5), 5, 0},
-		{"never more than replicas", Rollout{MaxUnavailable: bound(n(9))}, replicas(3), 7, 3},
+		{"never more than replicas", Rollout{MaxUnavailable: bound(n(9))}, replicas(3), 3, 3},
 		{"never more than live", Rollout{MaxUnavailable: bound(pct("100%"))}, replicas(6), 4, 4},
 		{"an empty pool", Rollout{MaxUnavailable: bound(n(2))}, replicas(0), 0, 0},
+		// machine-controller scales the old MachineSets down to replicas
+		// minus maxUnavailable: a Machine past replicas goes too.
+		{"the surge of an unfinished roll goes too", Rollout{}, replicas(3), 4, 1},
+		{"past replicas, with maxUnavailable", Rollout{MaxUnavailable: bound(n(9))}, replicas(3), 7, 7},
+		{"a pool scaled to 0 it has not emptied yet", Rollout{MaxUnavailable: bound(n(2))}, replicas(0), 3, 3},
 		{"the explicit default type", Rollout{Type: "RollingUpdate", MaxUnavailable: bound(n(1))}, replicas(4), 4, 1},
 		{"unknown replicas: every live Machine", Rollout{MaxUnavailable: bound(n(1))}, nil, 4, 4},
 		{"an unknown type: every live Machine", Rollout{Type: "Recreate"}, replicas(4), 4, 4},

@@ -20,7 +20,7 @@ func (o Observer) Render(w io.Writer, now time.Time) error {
 	if !o.FailingSince.IsZero() {
 		t.Age("failing since", o.FailingSince)
 	}
-	t.Error(o.LastErrorAt, o.LastError)
+	t.LastError(o.LastErrorAt, o.LastError)
 	t.Line("actor lease", o.Actor.describe())
 	t.Count("nodes", o.Caches.Nodes)
 	t.Count("pods", o.Caches.Pods)
