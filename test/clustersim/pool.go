@@ -17,6 +17,7 @@ type PoolOptions struct {
 	Labels      map[string]string // MachineDeployment metadata.labels
 	Annotations map[string]string // MachineDeployment metadata.annotations, e.g. the autoscaler's
 	NodeLabels  map[string]string // spec.template.spec.metadata.labels: on each Machine's spec and its Node
+	Strategy    map[string]any    // spec.strategy; nil leaves machine-controller's default (maxSurge 1, maxUnavailable 0)
 }
 
 // CreatePool creates, as the test's admin and not as the simulator, the
@@ -59,6 +60,9 @@ func (s *Sim) CreatePool(ctx context.Context, name string, replicas int64, opts 
 			},
 		},
 	}}
+	if opts.Strategy != nil {
+		md.Object["spec"].(map[string]any)["strategy"] = opts.Strategy
+	}
 	md.SetLabels(opts.Labels)
 	md.SetAnnotations(opts.Annotations)
 	if _, err := s.admin.Resource(MachineDeploymentsGVR).Namespace(s.opts.Namespace).Create(ctx, md, metav1.CreateOptions{}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -333,5 +334,119 @@ func withoutMachineDelete(t *testing.T) {
 	waitFor(t, "the apiserver's authorizer sees the rule gone", 30*time.Second, func() bool {
 		ok, err := suite.env.ServiceAccountCan(ctxT(t), "kubehz-system", "kubehz-actor", res("delete", "cluster.k8s.io", "machines", "", "kube-system", "x"), nil)
 		return err == nil && !ok
+	})
+}
+
+// TestHeal_WaitsForWhatARollOfTheSamePassTakesDown: machine-controller
+// takes a roll's first Machines down only once the patch reaches it, so a
+// read in the pass that sends the patch need not show them deleting. Here
+// machine-controller is frozen (SIGSTOP) for that pass, as a busy or
+// restarting controller would leave it; it reacts in milliseconds
+// otherwise, and the window is not seen. pool-a (3 replicas, maxSurge 0,
+// maxUnavailable 2) starts rolling in the very pass that first sees pool-b's
+// dead worker as a candidate, under maxUnhealthy 2: the heal waits on the 2
+// Machines the roll will take down. Thawed, machine-controller does take 2
+// down at once (the simulated cloud holds their deletion, so they stay
+// deleting), and the heal keeps waiting. Revision 7 lines the pass up: it
+// names only pool-c, whose roll shows the control-plane gate open, and
+// leaves pool-b unnamed, so its dead worker is no candidate yet; revision
+// 8 names all three. The control: once the roll's deletions are released,
+// the same dead worker is healed.
+func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
+	start := time.Now()
+	world, _ := machineWorld(t)
+	ctx := ctxT(t)
+	for _, p := range []struct {
+		name     string
+		replicas int64
+		opts     clustersim.PoolOptions
+	}{
+		{"pool-a", 3, clustersim.PoolOptions{Kubelet: "v1.35.5",
+			Strategy: map[string]any{"rollingUpdate": map[string]any{"maxSurge": int64(0), "maxUnavailable": int64(2)}}}},
+		{"pool-b", 1, clustersim.PoolOptions{Kubelet: "v1.35.6"}},
+		{"pool-c", 1, clustersim.PoolOptions{Kubelet: "v1.35.5"}},
+	} {
+		if err := world.CreatePool(ctx, p.name, p.replicas, p.opts); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, p.name+" has its Ready workers", time.Minute,
+			func() bool { return readyReplacement(t, world, p.name, int(p.replicas), "") })
+	}
+	dead, oldC := poolMachines(t, world, "pool-b")[0], poolMachines(t, world, "pool-c")[0]
+	if err := world.SetNodeCondition(ctx, dead.Node, corev1.ConditionUnknown, time.Now().Add(-10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+
+	sim := startSim(t, platformsim.Options{})
+	doc := desiredDoc{Revision: 7, KubernetesVersion: "v1.35.6", Execution: map[string]any{"upgrades": true, "healing": true},
+		Healing: healPolicy(2), WorkerPools: []desiredPool{{Name: "pool-c", DesiredReplicas: 1}}}
+	if err := sim.SetDesired(doc, `"7-1"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-roll-budget")
+	waitBeatWithin(t, sim, 2*time.Minute, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "upgrade", "pool-c")
+		return ok && a.Status == "done"
+	})
+	// Until its old Machine is gone, pool-c still counts as rolling, and
+	// pool-a would wait its turn.
+	waitFor(t, "pool-c's old Machine is gone", time.Minute, func() bool { return readyReplacement(t, world, "pool-c", 1, oldC.Name) })
+
+	if err := world.StallDeletes("pool-a", true); err != nil {
+		t.Fatal(err)
+	}
+	mc := world.Controllers.MachineController().Pid()
+	if err := syscall.Kill(mc, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	thaw := func() {
+		if !thawed {
+			thawed = true
+			if err := syscall.Kill(mc, syscall.SIGCONT); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(thaw)
+	doc.Revision = 8
+	doc.WorkerPools = []desiredPool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 1}, {Name: "pool-c", DesiredReplicas: 1}}
+	if err := sim.SetDesired(doc, `"8-1"`); err != nil {
+		t.Fatal(err)
+	}
+	b := waitBeatWithin(t, sim, time.Minute, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "heal", dead.Name)
+		return ok && a.Revision == 8
+	})
+	thaw()
+	if up, ok := findAction(actionsOf(b), "upgrade", "pool-a"); !ok || up.Status != "in-progress" {
+		t.Errorf("pool-a's upgrade report %+v on the first beat of revision 8, want in-progress: the roll and the heal must share the pass", up)
+	}
+	const waiting = "waiting: 2 disruption(s) already in flight (maxUnhealthy 2)"
+	if a, _ := findAction(actionsOf(b), "heal", dead.Name); a.Status != "pending" || !strings.HasPrefix(a.Detail, waiting) {
+		t.Errorf("the dead worker's first heal report of revision 8 is %+v, want pending with %q", a, waiting)
+	}
+
+	deleting := func() int {
+		n := 0
+		for _, m := range poolMachines(t, world, "pool-a") {
+			if m.Deleting {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "machine-controller takes 2 of pool-a's Machines down at once", time.Minute, func() bool { return deleting() == 2 })
+	if got := deletes(t, start); len(got) != 0 {
+		t.Fatalf("the actor deleted %v while the roll took 2 Machines down under maxUnhealthy 2", got)
+	}
+
+	if err := world.StallDeletes("pool-a", false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the dead worker is healed once the roll's deletions are done", 2*time.Minute, func() bool {
+		got := deletes(t, start)
+		return len(got) == 1 && got[0] == "machines kube-system/"+dead.Name
 	})
 }

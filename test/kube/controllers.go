@@ -220,6 +220,11 @@ func (c *Controllers) awaitLeader(ctx context.Context) error {
 	}
 }
 
+// MachineController is machine-controller's process, for a test that
+// freezes it (SIGSTOP) to open the window a busy or restarting controller
+// leaves between a write and its reaction.
+func (c *Controllers) MachineController() *Process { return c.mc }
+
 // Output is everything the controllers wrote, for a failing test's log.
 func (c *Controllers) Output() string {
 	var b strings.Builder
