@@ -108,7 +108,13 @@ func (c *checker) answered(wr write) {
 	switch wr.kind {
 	case "patch":
 		c.totals.patches++
-		if wr.err == nil && wr.shrinks > 0 {
+		takes := int(wr.shrinks) + wr.takes
+		if wr.applied && wr.err != nil && takes > 0 && len(c.ref.candidates) > 0 && !c.ref.storm {
+			c.totals.lostBesideHeal++
+		}
+		// What landed counts, answered or not: the actor cannot tell a
+		// lost answer from a refusal it never got.
+		if wr.applied && wr.shrinks > 0 {
 			// machine-controller marks what it removes only on a later step.
 			c.removed += int(wr.shrinks)
 			if len(c.ref.candidates) > 0 && !c.ref.storm {
@@ -117,7 +123,7 @@ func (c *checker) answered(wr write) {
 		}
 		if wr.kubelet != nil {
 			c.totals.kubeletPatches++
-			if wr.err == nil {
+			if wr.applied {
 				c.rolled[wr.name] = true
 				// Likewise the first Machines of the roll it starts.
 				c.removed += wr.takes
@@ -270,10 +276,11 @@ type totals struct {
 	limited                                                    int // steps whose document the local limits tightened
 	scaleDownsBesideHeal                                       int // scale-downs applied while healing had a candidate
 	rollsBesideHeal                                            int // rolls that take Machines down, applied while healing had a candidate
+	lostBesideHeal                                             int // scale-downs and rolls applied, their answer lost, while healing had a candidate
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs and %d rolls taking Machines down beside a heal candidate); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.rollsBesideHeal, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
 		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

@@ -65,8 +65,9 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"live downgrades offered": tot.versions.liveDowngrades, "pre-release rolls": tot.versions.preReleaseRolls,
 		"reads of a control plane mid-upgrade": tot.cpMixed,
 		"unlinked machines held back":          tot.unlinkedHeld, "documents held to the local limits": tot.limited,
-		"scale-downs beside a heal candidate":                tot.scaleDownsBesideHeal,
-		"rolls taking Machines down beside a heal candidate": tot.rollsBesideHeal,
+		"scale-downs beside a heal candidate":                              tot.scaleDownsBesideHeal,
+		"rolls taking Machines down beside a heal candidate":               tot.rollsBesideHeal,
+		"scale-downs and rolls beside a heal candidate, their answer lost": tot.lostBesideHeal,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
@@ -100,7 +101,7 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 	w := newWorld(r)
 	var f faults
 	if chance(r, 0.6) {
-		f = faults{ensure: 0.04, get: 0.05, pods: 0.1, write: 0.12, version: 0.05, publish: 0.03}
+		f = faults{ensure: 0.04, get: 0.05, pods: 0.1, write: 0.12, version: 0.05, publish: 0.03, lost: 0.1}
 	}
 	fe := &fence{leading: true, refuseAfter: -1, live: map[int]bool{}}
 	c := newChecker(w, tot)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -23,6 +24,7 @@ type write struct {
 	badBody  error   // a patch body that is not one of the two the actor may send
 	granted  bool    // it arrived under a live fence grant
 	err      error   // the answer
+	applied  bool    // the apiserver wrote it, whatever the answer says
 }
 
 func (wr write) String() string {
@@ -88,6 +90,10 @@ func (a *apiserver) PatchMD(ctx context.Context, ns, name string, body []byte) e
 			d.kubelet = *wr.kubelet
 		}
 		d.rv++
+		wr.applied = true
+		if a.fail(a.f.lost) {
+			wr.err = errors.New("http2: client connection lost")
+		}
 	}
 	return a.received(wr)
 }
