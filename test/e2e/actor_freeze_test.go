@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,14 +92,14 @@ func TestActor_FrozenLeader(t *testing.T) {
 	}
 	awaitFirstPatch(t, w, 3)
 	w.Stop()
-	if err := syscall.Kill(leader.Pid(), syscall.SIGSTOP); err != nil {
+	if err := leader.Freeze(); err != nil {
 		t.Fatal(err)
 	}
 	frozen := time.Now()
 	thawed := false
 	t.Cleanup(func() {
 		if !thawed {
-			_ = syscall.Kill(leader.Pid(), syscall.SIGCONT)
+			_ = leader.Thaw()
 		}
 	})
 
@@ -127,7 +126,7 @@ func TestActor_FrozenLeader(t *testing.T) {
 		t.Errorf("the leading standby's probe fails: %v", err)
 	}
 
-	if err := syscall.Kill(leader.Pid(), syscall.SIGCONT); err != nil {
+	if err := leader.Thaw(); err != nil {
 		t.Fatal(err)
 	}
 	thawed = true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -339,19 +338,20 @@ func withoutMachineDelete(t *testing.T) {
 
 // TestHeal_WaitsForWhatARollOfTheSamePassTakesDown: machine-controller
 // takes a roll's first Machines down only once the patch reaches it, so a
-// read in the pass that sends the patch need not show them deleting. Here
-// machine-controller is frozen (SIGSTOP) for that pass, as a busy or
-// restarting controller would leave it; it reacts in milliseconds
-// otherwise, and the window is not seen. pool-a (3 replicas, maxSurge 0,
-// maxUnavailable 2) starts rolling in the very pass that first sees pool-b's
-// dead worker as a candidate, under maxUnhealthy 2: the heal waits on the 2
-// Machines the roll will take down. Thawed, machine-controller does take 2
-// down at once (the simulated cloud holds their deletion, so they stay
-// deleting), and the heal keeps waiting. Revision 7 lines the pass up: it
-// names only pool-c, whose roll shows the control-plane gate open, and
-// leaves pool-b unnamed, so its dead worker is no candidate yet; revision
-// 8 names all three. The control: once the roll's deletions are released,
-// the same dead worker is healed.
+// read in the pass that sends the patch need not show them deleting; that
+// pass counts them itself. machine-controller reacts here in milliseconds,
+// so it is frozen (SIGSTOP) for that one pass to open the window. pool-a (3
+// replicas, maxSurge 0, maxUnavailable 2) starts rolling in the very pass
+// that may first heal pool-b's dead worker, under maxUnhealthy 2: the heal
+// waits on the 2 Machines the roll will take down. Thawed, machine-controller
+// does take 2 down at once (the simulated cloud holds their deletion and
+// their replacements' joins, so they stay deleting), and the heal keeps
+// waiting. Revision 7 lines the pass up: it names only pool-c, whose roll
+// shows the control-plane gate open, and leaves pool-b unnamed, so its dead
+// worker is refused; revision 8 names all three. The actor polls every 3 s
+// so that its next pass comes after machine-controller has been thawed and
+// has acted. The control: once the roll's deletions are released, the same
+// dead worker is healed.
 func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 	start := time.Now()
 	world, _ := machineWorld(t)
@@ -384,7 +384,7 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	startObserver(t, sim)
-	startActor(t, sim, "actor-roll-budget")
+	startActor(t, sim, "actor-roll-budget", "KUBEHZ_DESIRED_POLL_SECONDS=3")
 	waitBeatWithin(t, sim, 2*time.Minute, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "upgrade", "pool-c")
 		return ok && a.Status == "done"
@@ -396,15 +396,18 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 	if err := world.StallDeletes("pool-a", true); err != nil {
 		t.Fatal(err)
 	}
-	mc := world.Controllers.MachineController().Pid()
-	if err := syscall.Kill(mc, syscall.SIGSTOP); err != nil {
+	// Without new Nodes the old MachineSet never goes below 1: the count
+	// stays at the 2 the roll takes down at once.
+	world.HoldJoins("pool-a", true)
+	mc := world.Controllers.MachineController()
+	if err := mc.Freeze(); err != nil {
 		t.Fatal(err)
 	}
 	thawed := false
 	thaw := func() {
 		if !thawed {
 			thawed = true
-			if err := syscall.Kill(mc, syscall.SIGCONT); err != nil {
+			if err := mc.Thaw(); err != nil {
 				t.Error(err)
 			}
 		}
@@ -437,7 +440,12 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, "machine-controller takes 2 of pool-a's Machines down at once", time.Minute, func() bool { return deleting() == 2 })
+	waitFor(t, "machine-controller takes 2 of pool-a's Machines down at once", time.Minute, func() bool {
+		if mc.Exited() {
+			t.Fatalf("machine-controller exited after its freeze:\n%s", tail(mc.Output(), 3000))
+		}
+		return deleting() == 2
+	})
 	if got := deletes(t, start); len(got) != 0 {
 		t.Fatalf("the actor deleted %v while the roll took 2 Machines down under maxUnhealthy 2", got)
 	}
@@ -445,6 +453,7 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 	if err := world.StallDeletes("pool-a", false); err != nil {
 		t.Fatal(err)
 	}
+	world.HoldJoins("pool-a", false)
 	waitFor(t, "the dead worker is healed once the roll's deletions are done", 2*time.Minute, func() bool {
 		got := deletes(t, start)
 		return len(got) == 1 && got[0] == "machines kube-system/"+dead.Name

@@ -141,6 +141,14 @@ func (p *Process) Quit(timeout time.Duration) {
 	}
 }
 
+// Freeze stops the process where it stands (SIGSTOP), as a starved
+// scheduler, a debugger or a paused VM would; Thaw (SIGCONT) resumes it.
+// A frozen process acts on no other signal until it is thawed.
+func (p *Process) Freeze() error { return p.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen process.
+func (p *Process) Thaw() error { return p.cmd.Process.Signal(syscall.SIGCONT) }
+
 // Kill ends the process at once, as a crash or an OOM kill would.
 func (p *Process) Kill() {
 	p.killed = true

@@ -24,13 +24,13 @@ type Rollout struct {
 // It resolves maxUnavailable as machine-controller v1.65.0 does: absent,
 // it is 0 and maxSurge 1; it is a count, or a percentage of spec.replicas
 // rounded down (maxSurge rounds up); when both come to 0, one Machine may
-// go; never more than spec.replicas. machine-controller then scales the old
-// MachineSets down to spec.replicas minus that, so every live Machine past
-// spec.replicas (the surge of an unfinished roll, a scale-down it has not
-// acted on yet) may go too. What the agent cannot resolve (a strategy type
-// it does not know, a bound that does not parse, a replica count it could
-// not read) counts every live Machine, the most a roll can take down. The
-// result never exceeds live.
+// go; never more than spec.replicas. machine-controller then removes old
+// Machines until spec.replicas minus that remain, counting every Machine of
+// the pool, so every live Machine past spec.replicas (the surge of an
+// unfinished roll, a scale-down it has not acted on yet) may go too. What
+// the agent cannot resolve (a strategy type it does not know, a bound that
+// does not parse, a replica count it could not read) counts every live
+// Machine, the most a roll can take down. The result never exceeds live.
 func (r Rollout) Unavailable(replicas *int64, live int) int {
 	n, replicasN, ok := r.resolve(replicas)
 	if !ok {
