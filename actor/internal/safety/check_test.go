@@ -142,6 +142,12 @@ func (c *checker) answered(wr write) {
 			c.lastHeal[c.w.poolOf(m)] = c.w.now
 		case apierrors.IsNotFound(wr.err) && m != nil:
 			c.lastHeal[c.w.poolOf(m)] = c.w.now // the actor counts it as healed
+		case wr.applied && m != nil:
+			// Landed, its answer lost: the Machine is deleting and the
+			// pool's cooldown runs, though the actor cannot know it landed.
+			c.totals.lostHeals++
+			c.healed++
+			c.lastHeal[c.w.poolOf(m)] = c.w.now
 		}
 	case "deletePod":
 		c.totals.podDeletes++
@@ -277,10 +283,11 @@ type totals struct {
 	scaleDownsBesideHeal                                       int // scale-downs applied while healing had a candidate
 	rollsBesideHeal                                            int // rolls that take Machines down, applied while healing had a candidate
 	lostBesideHeal                                             int // scale-downs and rolls applied, their answer lost, while healing had a candidate
+	lostHeals                                                  int // heal deletes applied, their answer lost
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d; unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.lostHeals, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
 		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

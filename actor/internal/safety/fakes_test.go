@@ -75,8 +75,9 @@ func (f *fence) granted(ctx context.Context) bool {
 // faults are one scenario's failure rates, each a probability per call.
 type faults struct {
 	ensure, get, pods, write, version, publish float64
-	// lost is the rate of MachineDeployment patches the apiserver applies
-	// but whose answer never arrives (the connection drops after the write).
+	// lost is the rate of MachineDeployment patches and Machine deletes the
+	// apiserver applies but whose answer never arrives (the connection
+	// drops after the write).
 	lost float64
 }
 

@@ -68,6 +68,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"scale-downs beside a heal candidate":                              tot.scaleDownsBesideHeal,
 		"rolls taking Machines down beside a heal candidate":               tot.rollsBesideHeal,
 		"scale-downs and rolls beside a heal candidate, their answer lost": tot.lostBesideHeal,
+		"heal deletes with their answer lost":                              tot.lostHeals,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)

@@ -113,6 +113,10 @@ func (a *apiserver) DeleteMachine(ctx context.Context, ns, name string, uid type
 	case !m.deleting:
 		m.deleting, m.deletedAt = true, a.w.now
 		m.rv++
+		wr.applied = true
+		if a.fail(a.f.lost) {
+			wr.err = errors.New("http2: client connection lost")
+		}
 	}
 	return a.received(wr)
 }
