@@ -86,6 +86,12 @@ func (p MDPatch) Refused(a wire.Action, err error) (wire.Action, bool) {
 	return a, true
 }
 
+// MayHaveLanded reports whether a write may have been applied: the fence
+// let it go (sent), and its answer is a success or leaves that open
+// (Unsure). What a scale-down or a roll takes down counts as in flight for
+// the rest of the pass exactly then.
+func MayHaveLanded(sent bool, err error) bool { return sent && (err == nil || Unsure(err)) }
+
 // Unsure reports whether a failed write's err leaves open that the apiserver
 // applied it: anything but a definite refusal (a 4xx status).
 func Unsure(err error) bool {

@@ -28,3 +28,28 @@ func TestRefuse_ForbiddenWriteLeadsWithTheRuleAndSurvivesTheWireCap(t *testing.T
 		t.Errorf("plain error detail %q", got)
 	}
 }
+
+// A write counts as landed unless the fence held it back or the apiserver
+// refused it outright: no answer, a 5xx and a timeout leave it open.
+func TestMayHaveLanded_OnlyADefiniteRefusalOrAHeldWriteRulesItOut(t *testing.T) {
+	gr := schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}
+	for _, tc := range []struct {
+		name string
+		sent bool
+		err  error
+		want bool
+	}{
+		{"answered with success", true, nil, true},
+		{"no answer", true, errors.New("http2: client connection lost"), true},
+		{"a 500", true, apierrors.NewInternalError(errors.New("etcd")), true},
+		{"a server timeout", true, apierrors.NewServerTimeout(gr, "patch", 1), true},
+		{"a 409", true, apierrors.NewConflict(gr, "pool-a", errors.New("modified")), false},
+		{"a 403", true, apierrors.NewForbidden(gr, "pool-a", errors.New("denied")), false},
+		{"a 404", true, apierrors.NewNotFound(gr, "pool-a"), false},
+		{"held back by the fence", false, errors.New("lost lease"), false},
+	} {
+		if got := MayHaveLanded(tc.sent, tc.err); got != tc.want {
+			t.Errorf("%s: MayHaveLanded = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

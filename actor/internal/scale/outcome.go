@@ -16,12 +16,12 @@ type Patch struct {
 }
 
 // Removes is how many Machines p removes once it lands: the drop in replicas
-// of a scale-down from a known count, when the fence let it go (sent) and
-// the answer leaves open that it landed. machine-controller marks those
+// of a scale-down from a known count, when it may have landed
+// (refuse.MayHaveLanded). machine-controller marks those
 // Machines deleting only once the patch reaches it, so healing in the same
 // pass counts them as in flight.
 func (p Patch) Removes(sent bool, err error) int {
-	if !sent || p.From == nil || p.To >= *p.From || (err != nil && !refuse.Unsure(err)) {
+	if !refuse.MayHaveLanded(sent, err) || p.From == nil || p.To >= *p.From {
 		return 0
 	}
 	return int(*p.From - p.To)

@@ -15,12 +15,12 @@ type Patch struct {
 }
 
 // Removes is how many Machines p takes down before any read shows them
-// deleting: its Unavailable, when the fence let it go (sent) and the
-// answer leaves open that it landed. machine-controller acts on the new
-// template only once the patch reaches it, so healing in the same pass
-// counts them as in flight, as it does a scale-down's.
+// deleting: its Unavailable, when it may have landed
+// (refuse.MayHaveLanded). machine-controller acts on the new template only
+// once the patch reaches it, so healing in the same pass counts them as in
+// flight, as it does a scale-down's.
 func (p Patch) Removes(sent bool, err error) int {
-	if !sent || (err != nil && !refuse.Unsure(err)) {
+	if !refuse.MayHaveLanded(sent, err) {
 		return 0
 	}
 	return p.Unavailable
