@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"kubehz.dev/agent/shared/status"
 )
 
 // `actor status` reads a file another process writes; whatever the file
@@ -20,7 +22,7 @@ func FuzzDecodeReplicaState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = a.Render(io.Discard, time.Now())
-		_ = a.Clamp().Render(io.Discard, time.Now())
+		_ = status.Render(io.Discard, time.Now(), a)
+		_ = status.Render(io.Discard, time.Now(), a.Clamp())
 	})
 }

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"io"
 	"strconv"
-	"time"
 
 	"kubehz.dev/agent/shared/status"
 )
 
-// Render prints the replica's state as aligned "key: value" lines, times as
-// ages relative to now, then the current revision's reports, one per line.
-func (a replicaState) Render(w io.Writer, now time.Time) error {
-	t := status.NewTable(w, now)
+// Render lists the replica's state, then the current revision's reports,
+// one per row.
+func (a replicaState) Render(t *status.Table) {
 	t.Line("version", a.Version)
 	t.Line("identity", a.Identity)
 	t.Age("started", a.Started)
@@ -25,19 +22,14 @@ func (a replicaState) Render(w io.Writer, now time.Time) error {
 	t.Age("state written", a.Written)
 	t.Line("revision", strconv.FormatInt(a.Revision, 10))
 	t.Count("reports", len(a.Reports))
-	if err := t.Flush(); err != nil {
-		return err
-	}
-	// A table of their own: their columns must not widen the keys above.
-	r := status.NewTable(w, now)
+	t.Section() // the rows' columns must not widen the keys above
 	for _, rep := range a.Reports {
 		detail := rep.Detail
 		if detail == "" {
 			detail = "-"
 		}
-		r.Row(rep.Action, rep.Pool, rep.Status, detail)
+		t.Row(rep.Action, rep.Pool, rep.Status, detail)
 	}
-	return r.Flush()
 }
 
 func (a replicaState) leading() string {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"kubehz.dev/agent/shared/status"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -61,7 +63,7 @@ reports:              0
 func assertRendered(t *testing.T, a replicaState, want string) {
 	t.Helper()
 	var b strings.Builder
-	if err := a.Render(&b, now); err != nil {
+	if err := status.Render(&b, now, a); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != want {
@@ -83,7 +85,7 @@ func TestRender_ShowsHostileTextEscaped(t *testing.T) {
 		LastPoll: now, LastPollOutcome: hostile, LastError: hostile, LastErrorAt: now,
 		Reports: []reportLine{{Action: hostile, Pool: hostile, Status: hostile, Detail: hostile}}}
 	var b strings.Builder
-	if err := a.Render(&b, now); err != nil {
+	if err := status.Render(&b, now, a); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

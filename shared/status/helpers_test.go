@@ -1,8 +1,9 @@
 package status
 
 import (
-	"io"
 	"strconv"
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -16,13 +17,26 @@ type sample struct {
 	LastError string    `json:"lastError,omitempty"`
 }
 
-func (s sample) Render(w io.Writer, now time.Time) error {
-	t := NewTable(w, now)
+func (s sample) Render(t *Table) {
 	t.Line("version", s.Version)
 	t.Age("started", s.Started)
 	t.Line("last error", s.LastError)
 	t.Row("count", strconv.Itoa(s.Count), s.LastError)
-	return t.Flush()
+}
+
+// lines renders whatever it is given, to test one Table method at a time.
+type lines func(t *Table)
+
+func (l lines) Render(t *Table) { l(t) }
+
+// rendered is r's output at now.
+func rendered(t *testing.T, r Renderer) string {
+	t.Helper()
+	var b strings.Builder
+	if err := Render(&b, now, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 func sampleState() sample {

@@ -40,11 +40,7 @@ func assertOnlyPrintableLines(t *testing.T, out string, lines int) {
 }
 
 func TestTable_ShowsHostileTextEscaped(t *testing.T) {
-	var b strings.Builder
-	if err := hostileState().Render(&b, now); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := rendered(t, hostileState())
 	assertOnlyPrintableLines(t, out, 4)
 	if n := strings.Count(out, escapedHostile); n != 3 {
 		t.Errorf("the escaped text appears %d times, want 3 (version, last error, the row):\n%s", n, out)

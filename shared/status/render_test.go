@@ -1,7 +1,7 @@
 package status
 
 import (
-	"strings"
+	"errors"
 	"testing"
 	"time"
 )
@@ -33,32 +33,60 @@ func TestAgo_UnitsAtTheirBoundaries(t *testing.T) {
 }
 
 func TestTable_OutcomeIsNeverOrTheAgeAndHowItWent(t *testing.T) {
-	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	var b strings.Builder
-	tb := NewTable(&b, now)
-	tb.Outcome("first", time.Time{}, "ok")
-	tb.Outcome("second", now.Add(-90*time.Second), "503 Service Unavailable")
-	if err := tb.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	got := rendered(t, lines(func(tb *Table) {
+		tb.Outcome("first", time.Time{}, "ok")
+		tb.Outcome("second", now.Add(-90*time.Second), "503 Service Unavailable")
+	}))
 	want := "first:   never\nsecond:  1m30s ago, 503 Service Unavailable\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 
 func TestTable_LastErrorIsWrittenOnlyWhenThereIsOne(t *testing.T) {
-	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	var b strings.Builder
-	tb := NewTable(&b, now)
-	tb.LastError(time.Time{}, "")
-	tb.LastError(now.Add(-5*time.Second), "HTTP 503")
-	tb.Count("count", 42)
-	if err := tb.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	got := rendered(t, lines(func(tb *Table) {
+		tb.LastError(time.Time{}, "")
+		tb.LastError(now.Add(-5*time.Second), "HTTP 503")
+		tb.Count("count", 42)
+	}))
 	want := "last error:  5s ago: HTTP 503\ncount:       42\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestTable_ASectionAlignsApartFromTheLinesBeforeIt(t *testing.T) {
+	got := rendered(t, lines(func(tb *Table) {
+		tb.Line("a", "1")
+		tb.Section()
+		tb.Row("a much longer cell", "x")
+		tb.Row("b", "y")
+	}))
+	want := "a:  1\n  a much longer cell  x\n  b                   y\n"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// failingWriter fails every write, as a closed stdout does.
+type failingWriter struct{ n int }
+
+func (f *failingWriter) Write([]byte) (int, error) {
+	f.n++
+	return 0, errors.New("stdout closed")
+}
+
+func TestRender_ReturnsTheFirstWriteErrorOfAnySection(t *testing.T) {
+	w := &failingWriter{}
+	err := Render(w, now, lines(func(tb *Table) {
+		tb.Line("a", "1")
+		tb.Section()
+		tb.Line("b", "2")
+	}))
+	if err == nil || err.Error() != "stdout closed" {
+		t.Errorf("Render = %v, want the writer's error", err)
+	}
+	if w.n != 2 {
+		t.Errorf("%d writes, want 2 (one for each section)", w.n)
 	}
 }

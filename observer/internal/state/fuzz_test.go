@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"kubehz.dev/agent/shared/status"
 )
 
 // The status command reads a file another process writes; whatever the
@@ -22,7 +24,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = o.Render(io.Discard, time.Now())
+		_ = status.Render(io.Discard, time.Now(), o)
 		_ = Ready(o, time.Now(), time.Minute)
 		again, _ := json.Marshal(o)
 		back, err := Decode(again)

@@ -1,18 +1,19 @@
 package state
 
 import (
-	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"kubehz.dev/agent/shared/status"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func assertRendered(t *testing.T, render func(w io.Writer, now time.Time) error, want string) {
+func assertRendered(t *testing.T, o Observer, want string) {
 	t.Helper()
 	var b strings.Builder
-	if err := render(&b, now); err != nil {
+	if err := status.Render(&b, now, o); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != want {

@@ -2,16 +2,12 @@ package state
 
 import (
 	"fmt"
-	"io"
-	"time"
 
 	"kubehz.dev/agent/shared/status"
 )
 
-// Render prints the observer's state as aligned "key: value" lines, times
-// as ages relative to now.
-func (o Observer) Render(w io.Writer, now time.Time) error {
-	t := status.NewTable(w, now)
+// Render lists the observer's state.
+func (o Observer) Render(t *status.Table) {
 	t.Line("version", o.Version)
 	t.Age("started", o.Started)
 	t.Line("heartbeat", o.heartbeat())
@@ -28,7 +24,6 @@ func (o Observer) Render(w io.Writer, now time.Time) error {
 	t.Count("machines", o.Caches.Machines)
 	t.Count("pools", o.Caches.Pools)
 	t.Age("state written", o.Written)
-	return t.Flush()
 }
 
 func (o Observer) heartbeat() string {

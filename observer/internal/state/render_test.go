@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"kubehz.dev/agent/shared/status"
 )
 
 func TestRender_FailingAndActorLive(t *testing.T) {
@@ -31,7 +33,7 @@ machines:        3
 pools:           1
 state written:   1s ago
 `
-	assertRendered(t, o.Render, want)
+	assertRendered(t, o, want)
 }
 
 func TestRender_StandingDownBeforeAnyBeat(t *testing.T) {
@@ -49,7 +51,7 @@ machines:        0
 pools:           0
 state written:   0s ago
 `
-	assertRendered(t, o.Render, want)
+	assertRendered(t, o, want)
 }
 
 // hostile is what an error or a Lease holder could carry into the state:
@@ -65,7 +67,7 @@ func TestRender_ShowsHostileTextEscaped(t *testing.T) {
 	o := Observer{Version: hostile, Started: now, Written: now, LastAttempt: now, LastOutcome: hostile,
 		LastError: hostile, LastErrorAt: now, Actor: ActorLease{Holder: hostile, Live: true}}
 	var b strings.Builder
-	if err := o.Render(&b, now); err != nil {
+	if err := status.Render(&b, now, o); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
