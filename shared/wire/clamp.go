@@ -1,6 +1,9 @@
 package wire
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Clamp returns the longest prefix of s that fits in max UTF-16 code units, cut
 // only between code points. The platform validates with zod, whose .max()
@@ -14,6 +17,10 @@ import "unicode/utf8"
 // is the count the platform sees, and the result is always valid UTF-8, which
 // also makes Clamp idempotent. Clamp cuts between code points, not grapheme
 // clusters: a base letter may lose its combining marks. max <= 0 gives "".
+//
+// A result shorter than s is a copy. A substring would share, and so keep
+// alive, all of s: callers cache clamped text from objects anyone may make
+// huge (an Event's reason), and the cap is what bounds those caches.
 func Clamp(s string, max int) string {
 	if max <= 0 {
 		return ""
@@ -50,8 +57,11 @@ func Clamp(s string, max int) string {
 		}
 		end += size
 	}
-	if fixed == nil {
-		return s[:end]
+	switch {
+	case fixed != nil:
+		return string(fixed)
+	case end < len(s):
+		return strings.Clone(s[:end])
 	}
-	return string(fixed)
+	return s
 }

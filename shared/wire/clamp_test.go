@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -73,14 +74,29 @@ func TestClamp_FastPathHoldsForEveryCodePoint(t *testing.T) {
 	}
 }
 
-func TestClamp_ValidInputNeverAllocates(t *testing.T) {
-	long := strings.Repeat("x€\U0001F600", 200)
+func TestClamp_ValidInputWithinItsCapNeverAllocates(t *testing.T) {
+	long := strings.Repeat("x€\U0001F600", 200) // 800 units in 1,600 bytes
 	allocs := testing.AllocsPerRun(100, func() {
-		_ = wire.Clamp(long, 253)
+		_ = wire.Clamp(long, 800)
 		_ = wire.Clamp("short", 253)
 	})
 	if allocs != 0 {
-		t.Errorf("Clamp of valid UTF-8 allocated %.0f times per run, want 0", allocs)
+		t.Errorf("Clamp of valid UTF-8 within its cap allocated %.0f times per run, want 0", allocs)
+	}
+}
+
+// What a cache keeps of a clamped string must be the clamped string alone:
+// a cut that shared the input's memory would keep all of it alive.
+func TestClamp_ACutKeepsNoneOfItsInputAlive(t *testing.T) {
+	for _, huge := range []string{strings.Repeat("é", 1<<20), strings.Repeat("x\U0001F600", 1<<18), "a\xff" + strings.Repeat("b", 1<<20)} {
+		got := wire.Clamp(huge, 63)
+		if testkit.Pins(got, huge) {
+			t.Errorf("Clamp(%q…, 63) = %q shares the input's memory", huge[:8], got)
+		}
+	}
+	fits := strings.Repeat("é", 63)
+	if got := wire.Clamp(fits, 63); got != fits || !testkit.Pins(got, fits) {
+		t.Errorf("Clamp copied a string within its cap")
 	}
 }
 

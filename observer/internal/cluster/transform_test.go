@@ -12,6 +12,7 @@ import (
 
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 var t0 = time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
@@ -137,15 +138,24 @@ func TestEventFrom_MessageKeptOnlyWhenAllowed(t *testing.T) {
 	}
 }
 
-// Anyone who may create Events can make them huge: a record holds no more
-// than the beat sends (63 units of reason and kind, 256 of message), and a
-// Machine name longer than any Machine's is dropped, not cut to one.
+// Anyone who may create Events can make them huge: a record holds, and keeps
+// alive, no more than the beat sends (63 units of reason and kind, 256 of
+// message), and a Machine name longer than any Machine's is dropped, not cut
+// to one.
 func TestEventFrom_KeepsNoMoreThanTheBeatSends(t *testing.T) {
 	huge := strings.Repeat("é", 1<<20)
 	e := warning("shop", "web-0.17f")
 	e.Reason, e.Message, e.InvolvedObject.Kind = huge, huge, "Machine"
 	e.InvolvedObject.Name = strings.Repeat("m", 254)
-	got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), true)
+	ev := kubeapitest.MustConvert[*kubeapi.Event](e)
+	got := EventFrom(ev, true)
+	// Held, not merely shown: a cut that shared the event's memory would
+	// keep the whole megabyte alive in the cache.
+	for _, f := range [][2]string{{got.Reason, ev.Reason}, {got.Message, ev.Message}} {
+		if testkit.Pins(f[0], f[1]) {
+			t.Errorf("the record's %d-byte cut keeps the event's %d bytes alive", len(f[0]), len(f[1]))
+		}
+	}
 	want := &Event{
 		Namespace: "shop", Name: "web-0.17f", Reason: strings.Repeat("é", 63), Kind: "Machine",
 		Message: strings.Repeat("é", 256), Warning: true, Count: 2, LastSeen: t0,
