@@ -27,6 +27,11 @@ func TestRedirects_AreRefusedAndTheTokenStaysHome(t *testing.T) {
 		{name: "308 with credentials in Location", code: 308, location: "https://user:querysecret@evil.example/x", wantTarget: "https://evil.example/x"},
 		{name: "relative 302", code: 302, location: "/moved?q=querysecret", wantTarget: "/moved"},
 		{name: "302 without Location", code: 302},
+		{name: "302 to a path ending like the token starts", code: 302, location: elsewhere.URL + "/moved/back", wantTarget: elsewhere.URL + "/moved/back)"},
+		{name: "302 to a path that echoes the token", code: 302, location: elsewhere.URL + "/moved/" + secret, wantTarget: elsewhere.URL + "/<withheld: it holds the credential>"},
+		{name: "302 to a path that echoes the token escaped", code: 302, location: elsewhere.URL + "/moved/%6B" + secret[1:], wantTarget: elsewhere.URL + "/<withheld: it holds the credential>"},
+		{name: "302 to a host named after the token", code: 302, location: "https://" + strings.ReplaceAll(secret, "-", "") + ".evil.example/x", wantTarget: "https://khz_agt_***redacted***"},
+		{name: "302 to a path past the cap", code: 302, location: elsewhere.URL + "/" + strings.Repeat("a", 300), wantTarget: strings.Repeat("a", 100) + "…)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,7 +61,7 @@ func TestRedirects_AreRefusedAndTheTokenStaysHome(t *testing.T) {
 				if !strings.Contains(msg, tt.wantTarget) {
 					t.Errorf("message %q does not name target %q", msg, tt.wantTarget)
 				}
-				for _, leak := range []string{secret, "querysecret", "frag"} {
+				for _, leak := range []string{secret, strings.TrimPrefix(secret, "khz_agt_"), "s3cr3tvalue", "querysecret", "frag"} {
 					if strings.Contains(msg, leak) {
 						t.Errorf("message leaks %q: %q", leak, msg)
 					}

@@ -58,6 +58,31 @@ func TestRegistrar_ErrorAnswerIsStatusErrorAndLogMasksTheBindSecret(t *testing.T
 	}
 }
 
+// A platform that echoes the bind secret into a redirect's path, escaped or
+// not, must not put it in the error the register command logs.
+func TestRegistrar_RedirectErrorWithholdsAPathHoldingTheBindSecret(t *testing.T) {
+	const bind = "bind/s3cr3t"
+	for _, path := range []string{"/moved/bind/s3cr3t", "/moved/bind%2Fs3cr3t"} {
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", path)
+			w.WriteHeader(http.StatusFound)
+		})
+		reg, err := NewRegistrar(Options{BaseURL: mustParse(t, srv.URL), UserAgent: "kubehz-agent/1.2.3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(reg.CloseIdleConnections)
+		err = reg.Register(context.Background(), []byte(`{}`), bind)
+		var re *RedirectError
+		if !errors.As(err, &re) {
+			t.Fatalf("%s: err = %v, want a RedirectError", path, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, "<withheld: it holds the credential>") {
+			t.Errorf("%s: the error does not withhold the path: %q", path, msg)
+		}
+	}
+}
+
 func TestNewRegistrar_RefusesCredentialsAndPlainHTTP(t *testing.T) {
 	if _, err := NewRegistrar(Options{BaseURL: mustParse(t, "https://api.kubehz.dev"), Credentials: &fakeCredentials{tok: secret}}); err == nil {
 		t.Error("a registrar accepted credentials")

@@ -89,7 +89,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	defer closeBody(resp.Body)
 	c.logSnippet(r.op, resp, secret)
 	if code >= 300 && code < 400 && code != http.StatusNotModified {
-		return nil, fmt.Errorf("%s: %w", r.op, &RedirectError{Code: code, Target: redirectTarget(resp)})
+		return nil, fmt.Errorf("%s: %w", r.op, &RedirectError{Code: code, Target: redirectTarget(resp, secret)})
 	}
 	if code == http.StatusUnauthorized && !r.anonymous {
 		c.creds.Invalidate()
@@ -116,6 +116,11 @@ func maskSecret(text, secret string) string {
 		}
 	}
 	return token.Redact(text)
+}
+
+// holds reports whether s holds secret, or anything token.Redact masks.
+func holds(s, secret string) bool {
+	return secret != "" && strings.Contains(s, secret) || token.Redact(s) != s
 }
 
 // closeBody drains a bounded tail so the connection can go back to the
@@ -162,8 +167,11 @@ func (c *Client) logSnippet(op string, resp *http.Response, secret string) {
 
 // redirectTarget keeps only scheme, host and path of Location, resolved
 // against the request, so an operator sees where the platform moved without
-// its query string reaching a log.
-func redirectTarget(resp *http.Response) string {
+// its query string reaching a log. A platform that echoes the credential
+// into the path would put it in the log and the status file: such a path,
+// escaped or not, is withheld, and the credential is masked in the rest
+// before the cut, so that no start of it survives.
+func redirectTarget(resp *http.Response, secret string) string {
 	loc, err := resp.Location()
 	if err != nil {
 		if !errors.Is(err, http.ErrNoLocation) {
@@ -172,9 +180,16 @@ func redirectTarget(resp *http.Response) string {
 		return ""
 	}
 	clean := url.URL{Scheme: loc.Scheme, Host: loc.Host}
-	target := clean.String() + loc.EscapedPath()
+	path := loc.EscapedPath()
+	if holds(loc.Path, secret) || holds(path, secret) {
+		path = "/<withheld: it holds the credential>"
+	}
+	target := token.Redact(clean.String() + path)
+	if secret != "" {
+		target = strings.ReplaceAll(target, secret, "<redacted>")
+	}
 	if len(target) > maxTargetBytes {
-		target = target[:maxTargetBytes] + "…"
+		target = strings.ToValidUTF8(target[:maxTargetBytes], "") + "…"
 	}
 	return target
 }
