@@ -67,9 +67,9 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 		actions.Options{Log: log, Notify: signal})
 	// The verdict write-back runs on the sender's verdict goroutine, never on
 	// its send path (docs/contract.md#g-16); it gets its own deadline inside
-	// Apply.
+	// Apply, and a shutdown cuts it short.
 	o.sender = beat.NewSender(plat, clk, beat.SenderOptions{Log: log,
-		OnVerdict: func(v platform.Verdict) { o.inventory.Apply(context.Background(), v) },
+		OnVerdict: o.inventory.Apply,
 		OnOutcome: statusFile.delivered})
 	statusFile.beating = o.marker.Beating
 	statusFile.sizes = o.sizes

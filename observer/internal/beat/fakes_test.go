@@ -74,13 +74,13 @@ type harness struct {
 // start runs a sender whose backoff has jitter fixed at 1, so waits are
 // 1, 2, 4 … s up to 30 s. Call it inside synctest.Test: awaitTimer relies on the
 // bubble to know the sender has gone quiet.
-func start(t *testing.T, onVerdict func(platform.Verdict)) *harness {
+func start(t *testing.T, onVerdict func(context.Context, platform.Verdict)) *harness {
 	t.Helper()
 	return startObserved(t, onVerdict, nil)
 }
 
 // startObserved is start with onOutcome told of every attempt.
-func startObserved(t *testing.T, onVerdict func(platform.Verdict), onOutcome func(Outcome)) *harness {
+func startObserved(t *testing.T, onVerdict func(context.Context, platform.Verdict), onOutcome func(Outcome)) *harness {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	poster := &fakePoster{clk: clk, calls: make(chan call)}

@@ -26,7 +26,7 @@ type Sender struct {
 	clk       clock.Clock
 	bo        *backoff.Backoff
 	log       *slog.Logger
-	onVerdict func(platform.Verdict)
+	onVerdict func(context.Context, platform.Verdict)
 
 	payloads *slot[[]byte]
 	verdicts *slot[platform.Verdict]
@@ -41,8 +41,9 @@ type SenderOptions struct {
 	Log     *slog.Logger     // nil: discard
 	// OnVerdict receives every present availableUpdates verdict on a
 	// goroutine of its own; it may be slow, and when it is, only the newest
-	// verdict waits for it. nil: nobody listens.
-	OnVerdict func(platform.Verdict)
+	// verdict waits for it. Its context ends when Run's does, and Run
+	// waits for it to return. nil: nobody listens.
+	OnVerdict func(context.Context, platform.Verdict)
 	// OnOutcome is told how every attempt ended, on the send goroutine, so
 	// it must be quick. nil: nobody listens.
 	OnOutcome func(Outcome)
@@ -194,7 +195,7 @@ func (s *Sender) deliverVerdicts(ctx context.Context) {
 			// A verdict left pending at shutdown is dropped: the next run's
 			// first beat brings a fresh one.
 			if v, ok := s.verdicts.take(); ok && ctx.Err() == nil {
-				s.onVerdict(v)
+				s.onVerdict(ctx, v)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package beat
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -205,7 +206,7 @@ func TestSender_RunReturnsPromptlyOnCancel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := start(t, func(platform.Verdict) {})
+				h := start(t, func(context.Context, platform.Verdict) {})
 				tt.setup(h)
 				h.run.Stop()
 			})
@@ -270,7 +271,7 @@ func TestSender_SlowVerdictConsumerDoesNotDelaySends(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var delivered []string
 		gate := make(chan struct{})
-		h := start(t, func(v platform.Verdict) {
+		h := start(t, func(_ context.Context, v platform.Verdict) {
 			delivered = append(delivered, v.Updates[0].Name)
 			<-gate
 		})
@@ -298,7 +299,7 @@ func TestSender_SlowVerdictConsumerDoesNotDelaySends(t *testing.T) {
 func TestSender_RunWaitsForVerdictInProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := start(t, func(platform.Verdict) { <-gate })
+		h := start(t, func(context.Context, platform.Verdict) { <-gate })
 		h.sender.Enqueue([]byte("b1"))
 		h.next().reply <- reply{verdict: verdict("v1")}
 		synctest.Wait()
@@ -309,6 +310,24 @@ func TestSender_RunWaitsForVerdictInProgress(t *testing.T) {
 			t.Fatal("Run returned while onVerdict was still running")
 		}
 		close(gate)
+		h.run.Stop()
+	})
+}
+
+// A write-back stuck on a slow apiserver must not hold the observer's exit
+// for its whole deadline: its context ends with Run's.
+func TestSender_AVerdictInProgressIsToldOfTheShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, func(ctx context.Context, _ platform.Verdict) { <-ctx.Done() })
+		h.sender.Enqueue([]byte("b1"))
+		h.next().reply <- reply{verdict: verdict("v1")}
+		synctest.Wait()
+
+		h.run.Cancel()
+		synctest.Wait()
+		if !h.run.Returned() {
+			t.Fatal("Run still waits for a verdict delivery whose context should have ended")
+		}
 		h.run.Stop()
 	})
 }
