@@ -101,13 +101,14 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	// counts the machines the earlier steps set deleting, and those this
 	// pass's scale-downs and roll take down before machine-controller
 	// marks them.
-	retry, removing := false, 0
+	retry, removing := false, takedowns{}
 	if x.Scaling {
 		retry, removing = e.scale(ctx, doc)
 	}
 	if x.Upgrades {
 		again, rolled := e.upgrade(ctx, doc)
-		retry, removing = retry || again, removing+rolled
+		retry = retry || again
+		removing.known += rolled
 	}
 	if doc.HealingArmed() {
 		e.heal(ctx, doc, removing)

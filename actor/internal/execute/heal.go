@@ -12,7 +12,7 @@ import (
 // heal runs one healing pass: the unwedge first, so it fires even when nothing
 // new is unhealthy, then detection and the deletes it allows. removing is
 // what this pass's scale-downs and roll take down, counted as in flight.
-func (e *Executor) heal(ctx context.Context, doc desired.Document, removing int) {
+func (e *Executor) heal(ctx context.Context, doc desired.Document, removing takedowns) {
 	if err := e.ensure(ctx, true); err != nil {
 		e.Log.Warn("Healing skipped this pass: cannot read the cluster; retrying next poll", "err", err)
 		return
@@ -20,7 +20,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing int)
 	w := e.cached(true)
 	now := e.now()
 	o := w.observed(e.Namespace)
-	o.Removing = removing
+	o.Removing = removing.in(w)
 	e.unwedge(ctx, o, doc.Revision, now)
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)
@@ -38,7 +38,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing int)
 		}
 		w = fresh
 		o = w.observed(e.Namespace)
-		o.Removing = removing
+		o.Removing = removing.in(w)
 		d = heal.Decide(o, policy, e.Memory, now)
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)

@@ -869,7 +869,8 @@ func marked(n *cluster.Node, uid types.UID, machine string) *cluster.Node {
 // docs/contract.md#acting-gate: machine-controller marks the Machines a
 // scale-down removes only once the patch reaches it, so healing in the same
 // pass counts the removed count as in flight, unless the apiserver refused
-// the patch; a scale-up removes nothing.
+// the patch; a scale-up removes nothing. From a replica count that could not
+// be read, the count is every live Machine of the pool past the new one.
 func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -878,27 +879,38 @@ func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
 		patchErr     error
 		wantDelete   bool
 		wantReport   report
+		unread       bool // pool-a's spec.replicas could not be read
 	}{
+		{"from an unread count, a scale-down to 2 of 3 live uses a budget of 1", 2, 1, nil, false,
+			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight (maxUnhealthy 1)"}, true},
+		{"from an unread count, a scale-down to 1 of 3 live uses a budget of 2", 1, 2, nil, false,
+			report{"pool-a-m1", wire.StatusPending, 7, "2 disruption(s) already in flight (maxUnhealthy 2)"}, true},
+		{"from an unread count, a scale to the 3 live removes nothing", 3, 1, nil, true,
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}, true},
 		{"a scale-down of 1 uses a budget of 1", 2, 1, nil, false,
-			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight (maxUnhealthy 1)"}},
+			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight (maxUnhealthy 1)"}, false},
 		{"a scale-down of 1 leaves 1 of a budget of 2", 2, 2, nil, true,
-			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}, false},
 		{"a scale-down of 2 uses a budget of 2", 1, 2, nil, false,
-			report{"pool-a-m1", wire.StatusPending, 7, "2 disruption(s) already in flight (maxUnhealthy 2)"}},
+			report{"pool-a-m1", wire.StatusPending, 7, "2 disruption(s) already in flight (maxUnhealthy 2)"}, false},
 		{"a scale-down the apiserver refused removes nothing", 2, 1,
 			apierrors.NewForbidden(schema.GroupResource{Group: "cluster.k8s.io", Resource: "machinedeployments"}, "pool-a", errors.New("denied")), true,
-			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}, false},
 		{"a scale-down that timed out may have landed", 2, 1, context.DeadlineExceeded, false,
-			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight"}},
+			report{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight"}, false},
 		{"a scale-up removes nothing", 4, 1, nil, true,
-			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}},
+			report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}, false},
 		// Without the lease nothing is sent, the delete neither: the heal
 		// is refused for the lease, not held for a scale-down.
 		{"a scale-down the fence held back removes nothing", 2, 1, errLostLease, false,
-			report{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}},
+			report{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHealHarness(t, poolMD("pool-a", 3))
+			md := poolMD("pool-a", 3)
+			if tc.unread {
+				md.Replicas = nil
+			}
+			h := newHealHarness(t, md)
 			h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
 				machine("pool-a-m3", "pool-a", "node-3"))
 			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)),

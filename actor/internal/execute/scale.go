@@ -10,9 +10,9 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// scale runs the scaling pass. It reports whether it wants a retry, and how
-// many Machines its scale-downs remove (scale.Patch.Removes).
-func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool, removing int) {
+// scale runs the scaling pass. It reports whether it wants a retry, and
+// what its scale-downs remove (scale.Patch.Removes).
+func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool, removing takedowns) {
 	pools := make([]scale.Target, 0, len(doc.WorkerPools))
 	for _, p := range doc.WorkerPools {
 		sp := scale.Target{Name: p.Name, Unknown: p.DesiredReplicas == nil}
@@ -23,7 +23,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool,
 	}
 	if len(pools) == 0 {
 		e.Store.Prune(wire.ActionScale, nil)
-		return false, 0
+		return false, takedowns{}
 	}
 	var records map[string]*cluster.MachineDeployment
 	var listErr error
@@ -58,7 +58,7 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool,
 		final, halt := st.Action, false
 		if st.Patch != nil {
 			sent, err := e.sendPatch(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
-			removing += st.Patch.Removes(sent, err)
+			removing.add(*st.Patch, sent, err)
 			final, halt = scale.Outcome(st, err)
 			e.Store.Upsert(final)
 			outcomes = append(outcomes, final)

@@ -2,9 +2,11 @@ package execute
 
 import (
 	"context"
+	"slices"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/refuse"
+	"kubehz.dev/agent/actor/internal/scale"
 	"kubehz.dev/agent/shared/machinepool"
 )
 
@@ -106,6 +108,45 @@ func (w world) owner(m *cluster.Machine) string {
 		return c[0]
 	}
 	return ""
+}
+
+// live counts the Machines pool could own that are not deleting; one that
+// several pools could own counts for each.
+func (w world) live(pool string) int {
+	n := 0
+	for _, m := range w.machines {
+		if !m.Deleting && slices.Contains(w.resolver.Candidates(m.Labels, m.MachineSets), pool) {
+			n++
+		}
+	}
+	return n
+}
+
+// takedowns is what the scale-downs and the roll of a pass take down before
+// any read can show it: the heal of the same pass counts it as in flight.
+type takedowns struct {
+	known int
+	// unread are the scale-downs that may have landed from a replica count
+	// that could not be read: what they remove is counted against the
+	// heal's own read of the Machines.
+	unread []scale.Patch
+}
+
+func (t *takedowns) add(p scale.Patch, sent bool, err error) {
+	n, known := p.Removes(sent, err)
+	if !known {
+		t.unread = append(t.unread, p)
+	}
+	t.known += n
+}
+
+// in is the count against w.
+func (t takedowns) in(w world) int {
+	n := t.known
+	for _, p := range t.unread {
+		n += p.RemovesOf(w.live(p.MD))
+	}
+	return n
 }
 
 func poolLabels(r *cluster.MachineDeployment) refuse.PoolLabels {

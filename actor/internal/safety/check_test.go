@@ -90,8 +90,15 @@ func (c *checker) onWrite(wr *write) {
 	switch wr.kind {
 	case "patch":
 		c.checkPatch(wr)
-		if d := c.w.md(wr.name); d != nil && d.replicas != nil && wr.replicas != nil && *wr.replicas < *d.replicas {
-			wr.shrinks = *d.replicas - *wr.replicas
+		if d := c.w.md(wr.name); d != nil && wr.replicas != nil {
+			switch {
+			case d.replicas != nil && *wr.replicas < *d.replicas:
+				wr.shrinks = *d.replicas - *wr.replicas
+			case d.replicas == nil:
+				// machine-controller kept the pool at its live Machines
+				// (reconcile); from the patch on it scales them down to it.
+				wr.shrinks, wr.unread = max(int64(c.w.ownedLive(d))-*wr.replicas, 0), true
+			}
 		}
 		if d := c.w.md(wr.name); d != nil && wr.kubelet != nil && *wr.kubelet != d.kubelet {
 			wr.takes = c.w.takesDown(d)
@@ -119,6 +126,9 @@ func (c *checker) answered(wr write) {
 			c.removed += int(wr.shrinks)
 			if len(c.ref.candidates) > 0 && !c.ref.storm {
 				c.totals.scaleDownsBesideHeal++
+				if wr.unread {
+					c.totals.unreadBesideHeal++
+				}
 			}
 		}
 		if wr.kubelet != nil {
@@ -281,13 +291,14 @@ type totals struct {
 	unlinkedHeld                                               int // steps that held back a Machine whose Node joined unlinked
 	limited                                                    int // steps whose document the local limits tightened
 	scaleDownsBesideHeal                                       int // scale-downs applied while healing had a candidate
+	unreadBesideHeal                                           int // of those, from a replica count that could not be read
 	rollsBesideHeal                                            int // rolls that take Machines down, applied while healing had a candidate
 	lostBesideHeal                                             int // scale-downs and rolls applied, their answer lost, while healing had a candidate
 	lostHeals                                                  int // heal deletes applied, their answer lost
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
-		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.lostHeals, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs (%d from an unread count) and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.unreadBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.lostHeals, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
 		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
 }

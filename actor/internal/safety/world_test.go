@@ -163,12 +163,7 @@ func (w *world) poolOf(m *machine) string {
 // resolve (no replica count, an unknown type, a bound that does not parse)
 // is every live Machine d owns.
 func (w *world) takesDown(d *md) int {
-	owned := 0
-	for _, m := range w.machines {
-		if !m.deleting && w.owner(m) == d.name {
-			owned++
-		}
-	}
+	owned := w.ownedLive(d)
 	st := d.strategy
 	if d.replicas == nil || st.unreadable || (st.kind != "" && st.kind != "RollingUpdate") {
 		return owned
@@ -186,6 +181,17 @@ func (w *world) takesDown(d *md) int {
 		down = 1
 	}
 	return min(min(down, replicas)+max(owned-replicas, 0), owned)
+}
+
+// ownedLive counts d's Machines that are not deleting.
+func (w *world) ownedLive(d *md) int {
+	n := 0
+	for _, m := range w.machines {
+		if !m.deleting && w.owner(m) == d.name {
+			n++
+		}
+	}
+	return n
 }
 
 // resolveBound is a strategy bound: def when absent, a count as given, a

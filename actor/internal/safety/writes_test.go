@@ -19,6 +19,7 @@ type write struct {
 	uid, rv  string  // the delete's preconditions, or the patch's resourceVersion
 	replicas *int64  // a patch's spec.replicas
 	shrinks  int64   // how far that lowers spec.replicas as it stood
+	unread   bool    // spec.replicas as it stood was unreadable
 	takes    int     // how many Machines a kubelet patch lets machine-controller take down at once
 	kubelet  *string // a patch's spec.template.spec.versions.kubelet
 	badBody  error   // a patch body that is not one of the two the actor may send
