@@ -78,6 +78,7 @@ type fakeCluster struct {
 	// live, when set, is what a direct read sees while the cache (records)
 	// lags behind it.
 	live      map[string]*cluster.MachineDeployment
+	getErr    error // what a direct read of one MachineDeployment answers
 	gets      int
 	fresh     int
 	ensureErr error
@@ -120,6 +121,9 @@ func (c *fakeCluster) Get(_ context.Context, name string) (*cluster.MachineDeplo
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gets++
+	if c.getErr != nil {
+		return nil, c.getErr
+	}
 	src := c.records
 	if c.live != nil {
 		src = c.live

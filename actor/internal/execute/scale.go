@@ -34,8 +34,16 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool,
 	}
 	policy := scale.Policy{MaxReplicas: e.MaxReplicas, Namespace: e.Namespace, Revision: doc.Revision}
 	steps := scale.Plan(pools, toMDs(records), listErr, policy)
-	if records != nil && e.confirm(ctx, steps, records) {
-		steps = scale.Plan(pools, toMDs(records), nil, policy)
+	if records != nil {
+		changed, unconfirmed := e.confirm(ctx, steps, records)
+		if changed {
+			steps = scale.Plan(pools, toMDs(records), nil, policy)
+		}
+		for i, st := range steps {
+			if err, ok := unconfirmed[st.Action.Target]; ok && st.Patch == nil {
+				steps[i] = scale.Unconfirmed(st.Action.Target, err, doc.Revision)
+			}
+		}
 	}
 	// What this revision reported before the pass, to tell news from a
 	// repeat once the in-progress mark has passed through the store.
@@ -77,9 +85,10 @@ func (e *Executor) scale(ctx context.Context, doc desired.Document) (retry bool,
 // confirm re-reads, straight from the apiserver, every MachineDeployment
 // behind a final decision that writes nothing, since the cache may lag a
 // change that would alter it. It refreshes records in place and reports
-// whether anything differed, so the caller can plan again on fresh data.
-func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*cluster.MachineDeployment) bool {
-	changed := false
+// whether anything differed, so the caller can plan again on fresh data,
+// and the pools whose read failed, whose decision the cache alone cannot
+// make final.
+func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[string]*cluster.MachineDeployment) (changed bool, unconfirmed map[string]error) {
 	for _, st := range steps {
 		a := st.Action
 		final := st.Patch == nil && (a.Status == wire.StatusDone || strings.Contains(a.Detail, "no MachineDeployment"))
@@ -89,7 +98,11 @@ func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[
 		e.step()
 		fresh, err := e.MDs.Get(ctx, a.Target)
 		if err != nil {
-			continue // the cached view stands; the next pass reads again
+			if unconfirmed == nil {
+				unconfirmed = map[string]error{}
+			}
+			unconfirmed[a.Target] = err
+			continue
 		}
 		cached, had := records[a.Target]
 		switch {
@@ -101,7 +114,7 @@ func (e *Executor) confirm(ctx context.Context, steps []scale.Step, records map[
 			changed = true
 		}
 	}
-	return changed
+	return changed, unconfirmed
 }
 
 func toMDs(records map[string]*cluster.MachineDeployment) map[string]scale.MD {

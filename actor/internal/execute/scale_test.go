@@ -253,3 +253,36 @@ func TestExecute_LaggingCacheIsConfirmedBeforeAFinalNoWriteDecision(t *testing.T
 		}
 	}
 }
+
+// TestExecute_AFailedConfirmingReadLeavesTheDecisionOpen: the cache says
+// pool-a is already at 3 and pool-n does not exist, and the direct reads
+// that would confirm it fail. Neither may be reported final on the cache's
+// word: both wait for the next poll, which reads again, and pool-b, whose
+// decision writes, is patched as planned.
+func TestExecute_AFailedConfirmingReadLeavesTheDecisionOpen(t *testing.T) {
+	world := newCluster(md("pool-a", 3), md("pool-b", 1))
+	world.getErr = errors.New("connection reset by peer")
+	h := newHarness(t, world)
+	retry := h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-b", 2), pool("pool-n", 2)))
+	if !retry {
+		t.Error("retry = false, want true")
+	}
+	const unconfirmed = "cannot confirm the cached MachineDeployment on a direct read: connection reset by peer; retrying next poll"
+	checkReports(t, "reports", h.store.Snapshot(), []report{
+		{"pool-a", wire.StatusPending, 7, unconfirmed},
+		{"pool-b", wire.StatusDone, 7, "replicas 1 to 2"},
+		{"pool-n", wire.StatusPending, 7, unconfirmed},
+	})
+	if len(world.patches) != 1 || world.patches[0].Name != "pool-b" {
+		t.Errorf("patches %+v, want only pool-b's", world.patches)
+	}
+
+	// Control: once the reads answer, the same cache is final.
+	world.getErr = nil
+	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3), pool("pool-b", 2), pool("pool-n", 2)))
+	checkReports(t, "reports", h.store.Snapshot(), []report{
+		{"pool-a", wire.StatusDone, 7, "already at 3 replicas"},
+		{"pool-b", wire.StatusDone, 7, "already at 2 replicas"},
+		{"pool-n", wire.StatusFailed, 7, "no MachineDeployment"},
+	})
+}

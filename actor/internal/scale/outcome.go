@@ -82,6 +82,15 @@ func Queued(pool string, rev int64) wire.Action {
 	return action(pool, wire.StatusPending, refuse.Queued, rev)
 }
 
+// Unconfirmed is the step of a pool whose decision wrote nothing (already
+// at the count, or no such MachineDeployment) on the cache's word, and
+// whose direct read then failed: the cache may lag a change that would
+// alter it, so it is not final and the next poll reads again.
+func Unconfirmed(pool string, err error, rev int64) Step {
+	return Step{Action: action(pool, wire.StatusPending, "cannot confirm the cached MachineDeployment on a direct read: "+
+		refuse.Sanitize(err.Error())+"; retrying next poll", rev), Retry: true}
+}
+
 // Retry reports whether the scaling pass wants another try on the next poll
 // tick, including a 304 one. steps is the plan; outcomes are the reports
 // Outcome (and Queued) gave for the steps that wrote. The List failed, a write
