@@ -70,6 +70,33 @@ func TestUpgrade_RollPatchesTheKubeletAndReportsProgressUntilConverged(t *testin
 	}
 }
 
+// A leader that takes over mid-roll (its predecessor sent the patch) reports
+// the roll it finds, from the kubelet of the first Machine not yet at
+// target, and its completion: the platform sees the revision's upgrade done.
+// A pool always at target is never reported.
+func TestUpgrade_ARollFoundMidRollIsReportedToItsEnd(t *testing.T) {
+	rolled := poolMD("pool-a", 2)
+	rolled.Kubelet = "v1.35.6"
+	steady := poolMD("pool-b", 1)
+	steady.Kubelet = "v1.35.6"
+	h := newHealHarness(t, rolled, steady)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+		machine("pool-b-m1", "pool-b", "node-3"))
+	h.world.machines["pool-a-m2"].Kubelet = "v1.35.6"
+	h.world.machines["pool-b-m1"].Kubelet = "v1.35.6"
+	h.trustControlPlane()
+	doc := upgrading(9, "v1.35.6", "pool-a", "pool-b")
+
+	h.exec.Execute(t.Context(), doc)
+	upgradeReports(t, "found mid-roll", h, upgradeAction("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (1/2)"))
+	h.world.machines["pool-a-m1"].Kubelet = "v1.35.6"
+	h.exec.Execute(t.Context(), doc)
+	upgradeReports(t, "converged", h, upgradeAction("pool-a", wire.StatusDone, "v1.34.9 → v1.35.6 (2/2)"))
+	if len(h.patcher.patches) != 0 {
+		t.Errorf("patches %+v, want none: the roll was already sent", h.patcher.patches)
+	}
+}
+
 func TestUpgrade_ControlPlaneRefusalsPatchNothing(t *testing.T) {
 	cases := []struct {
 		name       string
