@@ -31,7 +31,7 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		pods, err := e.Pods.PodsOn(ctx, t.Node)
 		if apierrors.IsForbidden(err) {
 			t.Attempted = true
-			a := heal.UnwedgeForbidden(name, t, "list", now, rev)
+			a := heal.UnwedgeForbidden(name, t, "list", 0, now, rev)
 			e.Store.Upsert(a)
 			e.machineEvent(ctx, o, a, true, "KubehzUnwedgeForbidden")
 			e.Log.Error("Eviction unwedge forbidden: cannot list pods; never retried for this machine", "machine", name, "node", t.Node, "err", err,
@@ -57,7 +57,7 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		}
 		a, reason := heal.Unwedged(name, t, deleted, failed, now, rev), "KubehzUnwedged"
 		if forbidden {
-			a, reason = heal.UnwedgeForbidden(name, t, "delete", now, rev), "KubehzUnwedgeForbidden"
+			a, reason = heal.UnwedgeForbidden(name, t, "delete", deleted, now, rev), "KubehzUnwedgeForbidden"
 			e.Log.Error("Eviction unwedge forbidden: cannot delete pods; never retried for this machine", "machine", name, "node", t.Node,
 				"check", unwedgeRBAC)
 		}

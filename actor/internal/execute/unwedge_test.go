@@ -204,6 +204,20 @@ func TestUnwedge_ForbiddenPodDeleteStaysDoneAndIsNeverRetried(t *testing.T) {
 	checkTyped(t, "later", wire.ActionHeal, h.store.Snapshot(), want)
 }
 
+// A delete forbidden after others went through (an admission policy
+// guarding one namespace answers 403 too) reports what was force-deleted.
+func TestUnwedge_ForbiddenAfterSomeDeletesSaysHowManyWent(t *testing.T) {
+	h, doc := healedWithStuckPods(t)
+	h.world.podDeleteErr["apps/web-1"] = apierrors.NewForbidden(podResource, "web-1", errors.New("denied by policy"))
+	h.clock.advance(300 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.podDeletes) != 2 {
+		t.Fatalf("pod deletes %+v, want web-0 deleted and web-1 refused", h.world.podDeletes)
+	}
+	want := []report{{"pool-a-m1", wire.StatusDone, 7, "unwedge forbidden|1 pod(s) force-deleted before|node-1"}}
+	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), want)
+}
+
 func TestUnwedge_ForbiddenPodListStaysDoneAndIsNeverRetried(t *testing.T) {
 	h, doc := healedWithStuckPods(t)
 	h.world.podsErr = apierrors.NewForbidden(podResource, "", errors.New("no list verb"))

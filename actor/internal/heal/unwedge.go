@@ -88,10 +88,16 @@ func Unwedged(machine string, t *Tracked, deleted, failed int, now time.Time, re
 	return action(machine, wire.StatusDone, detail, rev)
 }
 
-// UnwedgeForbidden is the heal report, still done, when RBAC refused the
-// pod read or delete: the unwedge is not retried.
-func UnwedgeForbidden(machine string, t *Tracked, verb string, now time.Time, rev int64) wire.Action {
+// UnwedgeForbidden is the heal report, still done, when the pod read or a
+// delete was forbidden, after deleted pods were force-deleted: the unwedge
+// is not retried. A 403 is most often the Role, but an admission policy
+// answers one too.
+func UnwedgeForbidden(machine string, t *Tracked, verb string, deleted int, now time.Time, rev int64) wire.Action {
+	before := ""
+	if deleted > 0 {
+		before = fmt.Sprintf(", %d pod(s) force-deleted before", deleted)
+	}
 	return action(machine, wire.StatusDone, fmt.Sprintf(
-		"deleted Machine (%s); eviction unwedge forbidden after %s (RBAC: deploy/actor's ClusterRole must grant %s on pods); node %s left to drain",
-		t.Cause, round(now.Sub(t.DeletedAt)), verb, t.Node), rev)
+		"deleted Machine (%s); eviction unwedge forbidden after %s%s (RBAC: deploy/actor's ClusterRole must grant %s on pods, or an admission policy); node %s left to drain",
+		t.Cause, round(now.Sub(t.DeletedAt)), before, verb, t.Node), rev)
 }

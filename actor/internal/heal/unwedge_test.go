@@ -248,16 +248,23 @@ func TestHeal_UnwedgeReportsStayDone(t *testing.T) {
 		},
 		{
 			name: "unwedge forbidden",
-			got:  UnwedgeForbidden("m1", tr, "delete", now, testRev),
+			got:  UnwedgeForbidden("m1", tr, "delete", 0, now, testRev),
 			want: report("m1", wire.StatusDone, "deleted Machine ("+cause+
-				"); eviction unwedge forbidden after 6m29s (RBAC: deploy/actor's ClusterRole must grant delete on pods); node node-x left to drain"),
+				"); eviction unwedge forbidden after 6m29s (RBAC: deploy/actor's ClusterRole must grant delete on pods, or an admission policy); node node-x left to drain"),
 			words: []string{"unwedge forbidden", "RBAC", "node-x"},
 		},
 		{
-			name: "unwedge forbidden on the pod read names the verb",
-			got:  UnwedgeForbidden("m1", tr, "list", now, testRev),
+			name: "unwedge forbidden after some pods were force-deleted says how many",
+			got:  UnwedgeForbidden("m1", tr, "delete", 2, now, testRev),
 			want: report("m1", wire.StatusDone, "deleted Machine ("+cause+
-				"); eviction unwedge forbidden after 6m29s (RBAC: deploy/actor's ClusterRole must grant list on pods); node node-x left to drain"),
+				"); eviction unwedge forbidden after 6m29s, 2 pod(s) force-deleted before (RBAC: deploy/actor's ClusterRole must grant delete on pods, or an admission policy); node node-x left to drain"),
+			words: []string{"unwedge forbidden", "2 pod(s) force-deleted before", "admission policy"},
+		},
+		{
+			name: "unwedge forbidden on the pod read names the verb",
+			got:  UnwedgeForbidden("m1", tr, "list", 0, now, testRev),
+			want: report("m1", wire.StatusDone, "deleted Machine ("+cause+
+				"); eviction unwedge forbidden after 6m29s (RBAC: deploy/actor's ClusterRole must grant list on pods, or an admission policy); node node-x left to drain"),
 			words: []string{"unwedge forbidden", "RBAC", "grant list"},
 		},
 	}
