@@ -60,7 +60,7 @@ func keepRead(m *metav1.ObjectMeta, read []field) {
 	for _, f := range read {
 		switch f.num {
 		case metaName:
-			kept.Name = m.Name
+			kept.Name = objectName(m.Name)
 		case metaNamespace:
 			kept.Namespace = m.Namespace
 		case metaResourceVersion:

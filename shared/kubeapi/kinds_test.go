@@ -1,6 +1,8 @@
 package kubeapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -69,7 +71,7 @@ func asNode(n *corev1.Node) Node {
 
 // keyMeta is what every kind's decoder keeps of an object's metadata.
 func keyMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
-	out := metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion}
+	out := metav1.ObjectMeta{Name: keptName(m.Name), Namespace: m.Namespace, ResourceVersion: m.ResourceVersion}
 	for k, v := range m.Annotations {
 		if strings.HasPrefix(k, "k8s.io/initial-events-") {
 			if out.Annotations == nil {
@@ -79,6 +81,16 @@ func keyMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 		}
 	}
 	return out
+}
+
+// keptName is the name a kind keeps: longer than 253 bytes, which only an
+// Event's may be, it is "sha256-" and the hex digest of the name.
+func keptName(name string) string {
+	if len(name) <= 253 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "sha256-" + hex.EncodeToString(sum[:])
 }
 
 // sameNode compares quantities by value: a parsed quantity caches its
@@ -233,6 +245,38 @@ func TestEvent_KeepsWhatTheBeatReads(t *testing.T) {
 		if got.Labels != nil || got.InvolvedObject.Kind != "Machine" || got.Count != in.Count ||
 			!got.LastTimestamp.Equal(&metav1.Time{Time: t0.Add(-time.Minute)}) {
 			t.Fatalf("decoded %#v", got)
+		}
+	}
+}
+
+// core/v1 never validates an Event's name, so anyone who may create
+// Events may make it as long as the object: kept whole, the observer's cache
+// would hold it twice per event (record and key). Past the longest name any
+// other kind may have, the name is kept as its digest, from protobuf and
+// JSON alike, and the decoded object keeps nothing of the long one.
+func TestEvent_ANameLongerThanAnyOtherKindsIsKeptAsItsDigest(t *testing.T) {
+	apiserver := newAPIServerCodec(t)
+	for _, tc := range []struct {
+		name, want string
+	}{
+		{strings.Repeat("e", 253), strings.Repeat("e", 253)},
+		{strings.Repeat("e", 254), "sha256-8373bdd57edf84e75808f955b63d0e4964c42e7688ae04969cf8078e3dc61be3"},
+		{strings.Repeat("e", 1<<20), ""},
+	} {
+		if tc.want == "" {
+			sum := sha256.Sum256([]byte(tc.name))
+			tc.want = "sha256-" + hex.EncodeToString(sum[:])
+		}
+		in := fullEvent(tc.name, 3, true)
+		for _, mediaType := range []string{runtime.ContentTypeProtobuf, runtime.ContentTypeJSON} {
+			data := apiserver.object(in)
+			if mediaType == runtime.ContentTypeJSON {
+				data = apiserver.jsonObject(in)
+			}
+			got := decodeAs(t, codecs, mediaType, data).(*Event)
+			if got.Name != tc.want {
+				t.Errorf("%s, a %d-byte name: kept %.80q, want %.80q", mediaType, len(tc.name), got.Name, tc.want)
+			}
 		}
 	}
 }

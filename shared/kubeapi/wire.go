@@ -1,6 +1,8 @@
 package kubeapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -50,6 +52,23 @@ var (
 	// skipped, as are its labels unless a kind asks for them.
 	keyFields = []field{{metaName, lenType}, {metaNamespace, lenType}, {metaResourceVersion, lenType}, {metaAnnotations, lenType}}
 )
+
+// maxName is the longest name the apiserver accepts for any kind but one (a
+// DNS subdomain). A core/v1 Event's name is never validated: anyone who may
+// create Events may give one a name the size of the object, which its record
+// and its cache key would each keep whole.
+const maxName = 253
+
+// objectName is the name to keep: n, or past maxName bytes its SHA-256, as
+// "sha256-" and 64 hex digits. The digest keeps distinct names apart and is
+// the same on every read, so a watch's delete finds what its add stored.
+func objectName[T string | []byte](n T) string {
+	if len(n) <= maxName {
+		return string(n)
+	}
+	sum := sha256.Sum256([]byte(n))
+	return "sha256-" + hex.EncodeToString(sum[:])
+}
 
 // eachField calls fn, in order, with the number and value of every field of
 // the message b that read names, and steps over the others. The value is the
@@ -133,7 +152,7 @@ func unmarshalMeta(m *metav1.ObjectMeta, b []byte, read []field) error {
 	return eachField(b, "ObjectMeta", read, func(num protowire.Number, v []byte) error {
 		switch num {
 		case metaName:
-			m.Name = string(v)
+			m.Name = objectName(v)
 		case metaNamespace:
 			m.Namespace = string(v)
 		case metaResourceVersion:

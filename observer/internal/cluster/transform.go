@@ -48,7 +48,11 @@ func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
 		Count:     e.Count,
 	}
 	message := ""
-	if e.InvolvedObject.Kind == MachineKind {
+	// A recorder files an Event in its object's namespace. core/v1 checks
+	// that only for an Event without eventTime, so one about a Machine filed
+	// elsewhere is someone else's word about it, not machine-controller's:
+	// it is kept as any other Warning.
+	if e.InvolvedObject.Kind == MachineKind && e.InvolvedObject.Namespace == e.Namespace {
 		// A name longer than any Machine's can match none: it is dropped, not
 		// cut to one that might.
 		if len(e.InvolvedObject.Namespace) <= wire.MaxNameLen && len(e.InvolvedObject.Name) <= wire.MaxNameLen {

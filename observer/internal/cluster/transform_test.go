@@ -138,6 +138,29 @@ func TestEventFrom_MessageKeptOnlyWhenAllowed(t *testing.T) {
 	}
 }
 
+// A Machine's retry-loop Warning counts as machine-controller's only when it
+// is filed in the Machine's own namespace, as every recorder files it:
+// core/v1 lets an Event with eventTime name an object of another namespace,
+// so a tenant could otherwise put its text into the beat's machine issues.
+func TestEventFrom_AMachineEventFiledInAnotherNamespaceIsNoMachineEvent(t *testing.T) {
+	e := warning("kube-system", "pool-a-xyz.17f")
+	e.Reason, e.Message = ReconcilingError, "failed to create server"
+	e.InvolvedObject = corev1.ObjectReference{Kind: "Machine", Namespace: "kube-system", Name: "pool-a-xyz"}
+	got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false)
+	if got.InvolvedNamespace != "kube-system" || got.InvolvedName != "pool-a-xyz" || got.Message != "failed to create server" {
+		t.Fatalf("control: machine-controller's own Warning kept %+v", got)
+	}
+
+	e.Namespace, e.Message = "tenant", "attacker text"
+	got = EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false)
+	if got.InvolvedNamespace != "" || got.InvolvedName != "" || got.Message != "" {
+		t.Errorf("a Machine Warning filed in namespace tenant kept %+v; want no Machine and no message", got)
+	}
+	if got.Kind != "Machine" || got.Reason != ReconcilingError {
+		t.Errorf("it should still count as a Warning of its kind and reason: %+v", got)
+	}
+}
+
 // Anyone who may create Events can make them huge: a record holds, and keeps
 // alive, no more than the beat sends (63 units of reason and kind, 256 of
 // message), and a Machine name longer than any Machine's is dropped, not cut

@@ -27,7 +27,7 @@ func obj(t testing.TB, js string) *unstructured.Unstructured {
 
 // joined is a healthy machine: created long ago, Node joined.
 func joined(name string, labels map[string]string) *Machine {
-	return &Machine{Namespace: ns, Name: name, Labels: labels, Created: now.Add(-time.Hour), NodeName: name}
+	return &Machine{Namespace: ns, Name: name, Labels: labels, Created: now.Add(-time.Hour), Joined: true}
 }
 
 func failed(m *Machine, reason, message string) *Machine {

@@ -102,7 +102,7 @@ func detect(o Observed, now time.Time) map[IssueKey]string {
 		if m.ErrorReason != "" {
 			add(found, pool, m.Name, m.ErrorReason, m.ErrorMessage)
 		}
-		if age := m.Age(now); m.NodeName == "" && age >= joinTimeout {
+		if age := m.Age(now); !m.Joined && age >= joinTimeout {
 			add(found, pool, m.Name, NodeJoinTimeout,
 				fmt.Sprintf("machine has no Node %s after creation", age.Truncate(time.Minute)))
 		}

@@ -19,11 +19,13 @@ type Machine struct {
 	Name      string
 	Labels    map[string]string // metadata.labels, what MD selectors match
 	// MachineSets names the owners of kind MachineSet, the pool fallback.
-	MachineSets  []string
-	Created      time.Time // zero when metadata.creationTimestamp is absent
-	Deleting     bool      // metadata.deletionTimestamp is set
-	NodeName     string    // status.nodeRef.name, set once the Node joined
-	ErrorReason  string    // terminal: machine-controller gave up
+	MachineSets []string
+	Created     time.Time // zero when metadata.creationTimestamp is absent
+	Deleting    bool      // metadata.deletionTimestamp is set
+	// Joined says status.nodeRef.name is set: the Node joined. Only that is
+	// read, and the name, which status gives no schema, is not kept.
+	Joined       bool
+	ErrorReason  string // terminal: machine-controller gave up
 	ErrorMessage string
 }
 

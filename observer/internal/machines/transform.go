@@ -35,7 +35,7 @@ func MachineFrom(u *unstructured.Unstructured) *Machine {
 		Labels:    u.GetLabels(),
 		Created:   u.GetCreationTimestamp().Time,
 		Deleting:  u.GetDeletionTimestamp() != nil,
-		NodeName:  str(u.Object, "status", "nodeRef", "name"),
+		Joined:    str(u.Object, "status", "nodeRef", "name") != "",
 		// The CRD gives status no schema: the error text is kept only as
 		// far as a machine issue carries it.
 		ErrorReason:  wire.Clamp(str(u.Object, "status", "errorReason"), wire.MaxLabelLen),

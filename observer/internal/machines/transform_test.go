@@ -31,7 +31,7 @@ func TestTransform_MachineReadsExactPaths(t *testing.T) {
 			    "errorMessage":"server type unavailable"}}`,
 			want: &Machine{
 				Namespace: "kube-system", Name: "pool-a-6d8f9b7c4-x2x9z", Labels: map[string]string{"pool": "pool-a"},
-				MachineSets: []string{"pool-a-6d8f9b7c4"}, Created: created, NodeName: "node-1",
+				MachineSets: []string{"pool-a-6d8f9b7c4"}, Created: created, Joined: true,
 				ErrorReason: "CreateError", ErrorMessage: "server type unavailable",
 			},
 		},
