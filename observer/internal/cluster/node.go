@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"kubehz.dev/agent/shared/kubeapi"
+	"kubehz.dev/agent/shared/wire"
 )
 
 const (
@@ -14,15 +15,17 @@ const (
 )
 
 // NodeFrom derives the heartbeat's view of one Node from the typed object.
+// A kubelet writes its own node's status, and the labels' count has no
+// bound: the record keeps no more of either than the beat sends.
 func NodeFrom(n *kubeapi.Node) *Node {
 	status, ready := readiness(n.Status.Conditions)
 	rec := &Node{
 		Name:           n.Name,
 		Status:         status,
 		Ready:          ready,
-		Roles:          Roles(n.Labels),
-		InstanceType:   n.Labels[instanceTypeLabel],
-		KubeletVersion: n.Status.NodeInfo.KubeletVersion,
+		Roles:          wire.Clamp(Roles(n.Labels), wire.MaxNameLen),
+		InstanceType:   wire.Clamp(n.Labels[instanceTypeLabel], wire.MaxVersionLen),
+		KubeletVersion: wire.Clamp(n.Status.NodeInfo.KubeletVersion, wire.MaxVersionLen),
 	}
 	if q, ok := n.Status.Capacity[kubeapi.ResourceCPU]; ok {
 		rec.CPU = q.String()

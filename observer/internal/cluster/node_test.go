@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +11,7 @@ import (
 
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 func TestRoles_KeySuffixesAndLegacyValueSortedOrWorker(t *testing.T) {
@@ -194,5 +197,28 @@ func TestNodeFrom_TypedFieldsOnly(t *testing.T) {
 				t.Errorf("NodeFrom =\n%+v, want\n%+v", *got, *tt.want)
 			}
 		})
+	}
+}
+
+// A kubelet writes its own node's status and an admin any number of role
+// labels: the record keeps no more than the beat sends (64 units of kubelet
+// version and instance type, 253 of roles), and nothing of the long input.
+func TestNodeFrom_KeepsNoMoreThanTheBeatSends(t *testing.T) {
+	huge := strings.Repeat("v", 1<<20)
+	labels := map[string]string{"node.kubernetes.io/instance-type": huge}
+	for i := range 100 {
+		labels[fmt.Sprintf("node-role.kubernetes.io/role-%03d", i)] = ""
+	}
+	n := kubeapitest.MustConvert[*kubeapi.Node](&corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "wrk-a", Labels: labels},
+		Status:     corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: huge}},
+	})
+	got := NodeFrom(n)
+	if len(got.KubeletVersion) != 64 || len(got.InstanceType) != 64 || len(got.Roles) != 253 {
+		t.Errorf("kept kubelet %d, instance type %d, roles %d bytes; want 64, 64 and 253",
+			len(got.KubeletVersion), len(got.InstanceType), len(got.Roles))
+	}
+	if testkit.Pins(got.KubeletVersion, n.Status.NodeInfo.KubeletVersion) {
+		t.Error("the record's kubelet version keeps the node's megabyte alive")
 	}
 }
