@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 
 	"github.com/sethvargo/go-envconfig"
 )
@@ -31,6 +32,17 @@ type rawRegister struct {
 	LogLevel   string `env:"KUBEHZ_LOG_LEVEL"`
 }
 
+// bindFile refuses anything but an absolute path, without quoting it: the
+// setting's name invites pasting the bind secret itself, which would
+// otherwise be opened as a path and, failing, printed in the error.
+func (p *Problems) bindFile(name, v string) string {
+	if v != "" && !filepath.IsAbs(v) {
+		p.Add(name, "must be the absolute path of the mounted bind secret file; the bind secret itself belongs in Secret kubehz-agent-bind, never here")
+		return ""
+	}
+	return v
+}
+
 // LoadRegister reads and validates the register command's settings with the
 // same rules as the observer's; a failure is a *Error (exit 2).
 func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
@@ -40,7 +52,7 @@ func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
 			APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
 			Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
 			SecretName: p.DNSSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
-			BindFile:   raw.BindFile,
+			BindFile:   p.bindFile("KUBEHZ_BIND_SECRET_FILE", raw.BindFile),
 			LogLevel:   p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
 		}
 	})

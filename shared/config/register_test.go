@@ -55,6 +55,24 @@ func TestLoadRegister_ReportsEveryBadVariableAsConfigError(t *testing.T) {
 	}
 }
 
+// The bind secret pasted into KUBEHZ_BIND_SECRET_FILE is refused, never
+// quoted; an absolute path is taken.
+func TestLoadRegister_RefusesABindSecretPastedInPlaceOfItsFile(t *testing.T) {
+	const pasted = "b1nd-s3cr3t-value"
+	env := map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://platform.example.net", "KUBEHZ_BIND_SECRET_FILE": pasted}
+	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(env))
+	if ExitCode(err) != 2 || !strings.Contains(err.Error(), "KUBEHZ_BIND_SECRET_FILE: must be the absolute path") {
+		t.Fatalf("got %v, want a config error naming KUBEHZ_BIND_SECRET_FILE", err)
+	}
+	if strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("the error quotes the value: %v", err)
+	}
+	env["KUBEHZ_BIND_SECRET_FILE"] = "/etc/kubehz/bind"
+	if c, err := LoadRegister(context.Background(), envconfig.MapLookuper(env)); err != nil || c.BindFile != "/etc/kubehz/bind" {
+		t.Errorf("an absolute path: got %q, %v", c.BindFile, err)
+	}
+}
+
 func TestLoadRegister_RequiresClusterAndURL(t *testing.T) {
 	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(map[string]string{}))
 	if err == nil || !strings.Contains(err.Error(), "CLUSTER_ID: is required") ||

@@ -3,6 +3,7 @@ package platform
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -89,6 +90,18 @@ func TestNewRegistrar_RefusesCredentialsAndPlainHTTP(t *testing.T) {
 	}
 	if _, err := NewRegistrar(Options{BaseURL: mustParse(t, "http://api.kubehz.dev")}); err == nil {
 		t.Error("a registrar accepted http to a public host")
+	}
+}
+
+// A platform that echoes the request body sends the bind secret as JSON
+// escapes it: that form is masked too.
+func TestRegistrar_LogMasksTheBindSecretAsAnEchoedJSONBodyEscapesIt(t *testing.T) {
+	const bind = `b<1>n&d"s3cr3t\`
+	echoed, _ := json.Marshal(map[string]string{"bindSecret": bind})
+	reg, logged := debugRegistrar(t, http.StatusBadRequest, `{"error":"bad","request":`+string(echoed)+`}`)
+	_ = reg.Register(context.Background(), []byte(`{}`), bind)
+	if strings.Contains(logged.String(), "s3cr3t") || !strings.Contains(logged.String(), "<redacted>") {
+		t.Errorf("debug log does not mask the escaped bind secret: %s", logged.String())
 	}
 }
 

@@ -3,6 +3,7 @@ package platform
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,12 +102,16 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	return nil, fmt.Errorf("%s: %w", r.op, se)
 }
 
-// maskSecret masks secret in text, and a start of it that ends the text (a
-// body cut by the read budget), then any run that starts with the token
-// prefix.
+// maskSecret masks secret in text, as it is and as a JSON string holds it
+// (a body that echoes the request escapes " \ < > &), and a start of it that
+// ends the text (a body cut by the read budget), then any run that starts
+// with the token prefix.
 func maskSecret(text, secret string) string {
 	const mask = "<redacted>"
 	if secret != "" { // ReplaceAll of "" would insert the mask between every character
+		if quoted, err := json.Marshal(secret); err == nil {
+			text = strings.ReplaceAll(text, string(quoted[1:len(quoted)-1]), mask)
+		}
 		text = strings.ReplaceAll(text, secret, mask)
 		for n := min(len(secret)-1, len(text)); n > 0; n-- {
 			if strings.HasSuffix(text, secret[:n]) {
