@@ -57,9 +57,10 @@ type Manager struct {
 	epoch       uint64
 	lastReadErr string
 
-	applyMu         sync.Mutex // one write-back at a time; guards the two below
+	applyMu         sync.Mutex // one write-back at a time; guards the fields below
 	lastPatchErr    string
 	warnedForbidden bool
+	warnedNoStatus  bool // the CRD has no status subresource
 }
 
 // Options tune a Manager; every field may be left zero.

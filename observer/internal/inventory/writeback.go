@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -67,6 +68,14 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 		m.baseline, m.recorded = capped, true
 		m.mu.Unlock()
 		m.log.Info("Wrote availableUpdates to the ClusterInventory status", "name", Name, "updates", len(capped))
+	case apierrors.IsNotFound(err) && !namesAnObject(err):
+		// The CR was read, but a CRD without the status subresource answers
+		// every status patch 404 naming no object. Forgetting the CR would
+		// take the inventory off the beat until the next read, every verdict.
+		if !m.warnedNoStatus {
+			m.warnedNoStatus = true
+			m.log.Warn("The ClusterInventory CRD serves no status subresource; availableUpdates stays unwritten", "name", Name, "err", err)
+		}
 	case apierrors.IsNotFound(err):
 		// Deleted since the last read: drop the mirror now, the poll resyncs.
 		m.mu.Lock()
@@ -90,6 +99,18 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 		m.lastPatchErr = err.Error()
 		m.log.Warn("Cannot write availableUpdates to the ClusterInventory status; a later beat retries", "name", Name, "err", err)
 	}
+}
+
+// namesAnObject reports whether a NotFound names the object that was not
+// found, as the apiserver's answer for a missing object does, and its answer
+// for a path it does not serve does not.
+func namesAnObject(err error) bool {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return false
+	}
+	d := st.Status().Details
+	return d != nil && d.Name != ""
 }
 
 // statusPatch is the merge patch body: exactly the two keys the agent owns,

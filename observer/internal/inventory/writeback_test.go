@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/shared/platform"
@@ -205,6 +206,24 @@ func TestApply_NotFoundPatchClearsSnapshotAndNotifies(t *testing.T) {
 	if n := e.logs.count(slog.LevelWarn); n != 0 {
 		t.Errorf("%d warnings, want none", n)
 	}
+}
+
+// A ClusterInventory CRD without the status subresource answers every
+// status patch 404 naming no object, while the CR is there: the inventory
+// stays on the beat and the observer says once why nothing is written.
+func TestApply_AStatusPathNotServedKeepsTheInventoryAndWarnsOnce(t *testing.T) {
+	e := newEnv(t, specCR)
+	e.read()
+	e.failPatches(apierrors.NewNotFound(schema.GroupResource{}, ""))
+	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.4")))
+	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.5")))
+	if got := e.m.Snapshot(); !reflect.DeepEqual(got, specSnapshot) || e.notified.Load() != 1 {
+		t.Errorf("snapshot %+v after %d notifications, want the spec kept and no news", got, e.notified.Load())
+	}
+	if n := e.logs.count(slog.LevelWarn); n != 1 {
+		t.Errorf("%d warnings, want 1", n)
+	}
+	e.wantPatches(2)
 }
 
 func TestApply_OtherPatchErrorWarnsOncePerDistinctMessageAndRetries(t *testing.T) {
