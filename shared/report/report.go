@@ -109,6 +109,13 @@ type filter struct {
 
 type key struct{ typ, target string }
 
+// Sendable reports whether a document may carry a: a known type and status
+// and a target. (Of two whose targets agree once cut to 253 bytes, the
+// second is dropped all the same.)
+func Sendable(a wire.Action) bool {
+	return validType[a.Type] && validStatus[a.Status] && a.Target != ""
+}
+
 // admit returns the clamped action, or the reason it is dropped.
 func (f *filter) admit(a wire.Action) (wire.Action, Reason) {
 	switch {

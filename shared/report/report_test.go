@@ -256,3 +256,26 @@ func TestDecode_RoundTripsEncode(t *testing.T) {
 		t.Fatalf("got %+v (%v), want %+v", got, problems, d)
 	}
 }
+
+// Sendable is what Encode keeps before the cut and the duplicate check.
+func TestSendable_IsAKnownTypeAndStatusWithATarget(t *testing.T) {
+	ok := wire.Action{Type: wire.ActionHeal, Target: "m1", Status: wire.StatusDone}
+	for _, tc := range []struct {
+		edit func(*wire.Action)
+		want bool
+	}{
+		{func(*wire.Action) {}, true},
+		{func(a *wire.Action) { a.Target = "" }, false},
+		{func(a *wire.Action) { a.Type = "reboot" }, false},
+		{func(a *wire.Action) { a.Status = "skipped" }, false},
+	} {
+		a := ok
+		tc.edit(&a)
+		if got := report.Sendable(a); got != tc.want {
+			t.Errorf("Sendable(%+v) = %t, want %t", a, got, tc.want)
+		}
+		if doc, err := report.Encode(report.Document{Actions: []wire.Action{a}}); err != nil || strings.Contains(doc, `"status"`) != tc.want {
+			t.Errorf("Encode of %+v = %s, %v; kept %t, want %t", a, doc, err, strings.Contains(doc, `"status"`), tc.want)
+		}
+	}
+}

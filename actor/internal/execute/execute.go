@@ -14,6 +14,7 @@ import (
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/actor/internal/store"
 	"kubehz.dev/agent/actor/internal/upgrade"
+	"kubehz.dev/agent/shared/report"
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -178,7 +179,7 @@ func (e *Executor) publish(ctx context.Context, rev int64) {
 	e.step()
 	// The wire carries 20 reports; the newest outcomes win
 	// (docs/contract.md#g-3).
-	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Newest(wire.MaxActions))
+	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Newest(wire.MaxActions, report.Sendable))
 	e.landed = err == nil
 	e.introduced = e.introduced || e.landed
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -121,27 +121,27 @@ func (s *Store) Snapshot() []wire.Action {
 	return out
 }
 
-// Newest returns at most n entries, those changed most recently, in store
-// order; nil when the store is empty. A repeat that changed nothing does not
-// make an entry newer.
-func (s *Store) Newest(n int) []wire.Action {
+// Newest returns at most n of the entries sendable accepts, those changed
+// most recently, in store order; nil when there are none. A repeat that
+// changed nothing does not make an entry newer. Filtering first means an
+// entry the wire would drop never takes the place of one it would carry.
+func (s *Store) Newest(n int, sendable func(wire.Action) bool) []wire.Action {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.entries) == 0 {
+	order := make([]int, 0, len(s.entries))
+	for i, a := range s.entries {
+		if sendable(a) {
+			order = append(order, i)
+		}
+	}
+	if len(order) == 0 {
 		return nil
 	}
-	if len(s.entries) <= n {
-		return slices.Clone(s.entries)
-	}
-	order := make([]int, len(s.entries))
-	for i := range order {
-		order[i] = i
-	}
 	// Newest first, then the n kept back into store order.
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.changed[b], s.changed[a]) })
-	kept := order[:n]
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.changed[b], s.changed[a]) })
+	kept := order[:min(n, len(order))]
 	slices.Sort(kept)
-	out := make([]wire.Action, 0, n)
+	out := make([]wire.Action, 0, len(kept))
 	for _, i := range kept {
 		out = append(out, s.entries[i])
 	}

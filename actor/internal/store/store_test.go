@@ -255,7 +255,7 @@ func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
 	// m-00 changes last; m-01 is repeated unchanged and stays old.
 	s.Upsert(wire.Action{Type: wire.ActionHeal, Target: "m-00", Status: wire.StatusDone, Revision: 3})
 	s.Upsert(wire.Action{Type: wire.ActionHeal, Target: "m-01", Status: wire.StatusPending, Revision: 3})
-	got := s.Newest(20)
+	got := s.Newest(20, all)
 	var targets []string
 	for _, a := range got {
 		targets = append(targets, a.Target)
@@ -270,11 +270,31 @@ func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
 	if got[0].Status != wire.StatusDone {
 		t.Errorf("m-00 is %s, want its latest state, done", got[0].Status)
 	}
-	if n := len(s.Newest(30)); n != 25 {
+	if n := len(s.Newest(30, all)); n != 25 {
 		t.Errorf("Newest(30) gave %d entries, want all 25", n)
 	}
 	s.Prune(wire.ActionHeal, map[string]bool{"m-00": true})
-	if got := s.Newest(20); len(got) != 1 || got[0].Target != "m-00" {
+	if got := s.Newest(20, all); len(got) != 1 || got[0].Target != "m-00" {
 		t.Errorf("after prune Newest = %+v, want only the done m-00", got)
+	}
+}
+
+func all(wire.Action) bool { return true }
+
+// An entry the wire would drop (here, one with no target) must not take the
+// place of an older one it would carry.
+func TestNewest_AnUnsendableEntryTakesNoPlace(t *testing.T) {
+	s := New()
+	s.Begin(3)
+	for i := range 20 {
+		s.Upsert(wire.Action{Type: wire.ActionScale, Target: fmt.Sprintf("p-%02d", i), Status: wire.StatusDone, Revision: 3})
+	}
+	s.Upsert(wire.Action{Type: wire.ActionScale, Target: "", Status: wire.StatusFailed, Revision: 3})
+	got := s.Newest(20, func(a wire.Action) bool { return a.Target != "" })
+	if len(got) != 20 || got[0].Target != "p-00" {
+		t.Errorf("Newest = %d entries starting %+v; want the 20 with a target", len(got), got[0])
+	}
+	if got := s.Newest(20, func(wire.Action) bool { return false }); got != nil {
+		t.Errorf("Newest of none sendable = %+v, want nil", got)
 	}
 }
