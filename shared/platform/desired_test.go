@@ -85,8 +85,8 @@ func TestGetDesired_StatusesAndCap(t *testing.T) {
 		{name: "500 generic", code: 500, wantCode: 500},
 		{name: "204 is an empty document, left to the decoder", code: 204, wantOK: true},
 		{name: "garbage body is handed on undecoded", code: 200, body: []byte("not json"), wantOK: true},
-		{name: "exactly 1 MiB accepted", code: 200, body: bytes.Repeat([]byte("a"), maxDesiredBytes), wantOK: true},
-		{name: "one byte over 1 MiB refused", code: 200, body: bytes.Repeat([]byte("a"), maxDesiredBytes+1)},
+		{name: "exactly 1 MiB accepted", code: 200, body: bytes.Repeat([]byte("a"), 1<<20), wantOK: true},
+		{name: "one byte over 1 MiB refused", code: 200, body: bytes.Repeat([]byte("a"), 1<<20+1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

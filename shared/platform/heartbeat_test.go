@@ -94,7 +94,7 @@ func TestPostHeartbeat_RetryAfterOnlyOn429And503(t *testing.T) {
 	}{
 		{name: "429 seconds", code: 429, header: "30", want: 30 * time.Second},
 		{name: "503 date", code: 503, header: "Mon, 06 Jul 2026 12:02:00 GMT", want: 2 * time.Minute},
-		{name: "503 huge clamped", code: 503, header: "86400", want: MaxRetryAfter},
+		{name: "503 huge clamped", code: 503, header: "86400", want: 5 * time.Minute},
 		{name: "500 ignores it", code: 500, header: "30"},
 		{name: "429 garbage is none", code: 429, header: "soon"},
 	}
@@ -119,7 +119,7 @@ func TestPostHeartbeat_RetryAfterOnlyOn429And503(t *testing.T) {
 }
 
 func TestPostHeartbeat_ParsesVerdictFromSuccess(t *testing.T) {
-	over := `{"availableUpdates":[],"pad":"` + strings.Repeat("x", maxVerdictBytes) + `"}`
+	over := `{"availableUpdates":[],"pad":"` + strings.Repeat("x", 128<<10) + `"}`
 	tests := []struct {
 		name string
 		code int

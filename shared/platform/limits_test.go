@@ -26,16 +26,16 @@ func TestBodyCaps_HugeBodiesAreNotReadPastTheCaps(t *testing.T) {
 	}{
 		{name: "2xx heartbeat reads verdict cap plus drain", code: 200,
 			call:    func(c *Client) error { _, err := c.PostHeartbeat(context.Background(), nil); return err },
-			maxRead: maxVerdictBytes + 1 + maxDrainBytes},
+			maxRead: 128<<10 + 1 + 64<<10},
 		{name: "500 heartbeat reads snippet plus drain", code: 500,
 			call:    func(c *Client) error { _, err := c.PostHeartbeat(context.Background(), nil); return err },
-			maxRead: 4<<10 + 1 + maxDrainBytes},
+			maxRead: 4<<10 + 1 + 64<<10},
 		{name: "2xx desired reads document cap plus drain", code: 200,
 			call:    func(c *Client) error { _, err := c.GetDesired(context.Background(), ""); return err },
-			maxRead: maxDesiredBytes + 1 + maxDrainBytes},
+			maxRead: 1<<20 + 1 + 64<<10},
 		{name: "redirect reads only the drain", code: 302,
 			call:    func(c *Client) error { _, err := c.GetDesired(context.Background(), ""); return err },
-			maxRead: 4<<10 + 1 + maxDrainBytes},
+			maxRead: 4<<10 + 1 + 64<<10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

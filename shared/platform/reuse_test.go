@@ -20,8 +20,8 @@ func TestConnections_ReusedAfterBodiesWithinTheDrain(t *testing.T) {
 		body string
 	}{
 		{name: "small 2xx", code: 200, body: `{"availableUpdates":[]}`},
-		{name: "2xx just over the verdict cap", code: 200, body: strings.Repeat(" ", maxVerdictBytes+maxDrainBytes/2)},
-		{name: "error answer", code: 500, body: strings.Repeat("e", maxDrainBytes/2)},
+		{name: "2xx just over the verdict cap", code: 200, body: strings.Repeat(" ", 128<<10+32<<10)},
+		{name: "error answer", code: 500, body: strings.Repeat("e", 32<<10)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
