@@ -270,6 +270,9 @@ func TestReleaseManifests_RefuseWhatWouldPublishAMutableOrMadeUpRelease(t *testi
 		{"a branch", "main", good.Digests, "is not a release tag"},
 		{"the dev default", "dev", good.Digests, "is not a release tag"},
 		{"build metadata", "v1.2.3+abc", good.Digests, "is not a release tag"},
+		{"git describe past a tag", "v0.1.0-3-gabc1234", good.Digests, "git describe's name"},
+		{"git describe past a tag, modified", "v0.1.0-3-gabc1234-dirty", good.Digests, "git describe's name"},
+		{"git describe at a tag, modified", "v0.1.0-dirty", good.Digests, "git describe's name"},
 		{"longer than a label value", "v1.2.3-" + strings.Repeat("a", 60), good.Digests, "cannot be a label value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -163,3 +163,47 @@ func TestDependabot_CoversEveryModule(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkflows_TestWithTheGoTheImagesBuildWith: CI, the release's CI run
+// and govulncheck use the Go of the Dockerfiles' build stage, patch level
+// included. A floating 1.26.x would test, and scan the standard library of,
+// a newer Go than the one the images ship.
+func TestWorkflows_TestWithTheGoTheImagesBuildWith(t *testing.T) {
+	base := regexp.MustCompile(`(?m)^FROM\b.*\bgolang:([0-9]+\.[0-9]+\.[0-9]+)-`)
+	var shipped []string
+	for _, name := range []string{"Dockerfile.observer", "Dockerfile.actor"} {
+		b, err := os.ReadFile(filepath.Join(root(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := base.FindStringSubmatch(string(b))
+		if m == nil {
+			t.Fatalf("%s: no golang:X.Y.Z build stage", name)
+		}
+		shipped = append(shipped, m[1])
+	}
+	if shipped[0] != shipped[1] {
+		t.Fatalf("the Dockerfiles build with Go %s and %s", shipped[0], shipped[1])
+	}
+	setup := regexp.MustCompile(`(?m)^\s*go-version:\s*"?([^"\s]+)"?\s*$`)
+	files, err := filepath.Glob(filepath.Join(root(t), ".github", "workflows", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workflows found (%v)", err)
+	}
+	seen := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range setup.FindAllStringSubmatch(string(b), -1) {
+			seen++
+			if m[1] != shipped[0] {
+				t.Errorf("%s: go-version %q, but the images build with Go %s", filepath.Base(f), m[1], shipped[0])
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no workflow sets up Go")
+	}
+}

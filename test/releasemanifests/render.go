@@ -68,6 +68,9 @@ var (
 	// allowed in a label value.
 	versionRE = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 	digestRE  = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	// describeRE finds what git describe adds to a tag: commits since it and
+	// the abbreviated hash, or -dirty for uncommitted changes.
+	describeRE = regexp.MustCompile(`-[0-9]+-g[0-9a-f]{4,}(-dirty)?$|-dirty$`)
 )
 
 // Validate refuses a version that is not a release tag and a missing or
@@ -76,6 +79,10 @@ func (o Options) Validate() error {
 	var errs []error
 	if !versionRE.MatchString(o.Version) {
 		errs = append(errs, fmt.Errorf("version %q is not a release tag like v1.2.3 or v1.2.3-rc.1", o.Version))
+	} else if describeRE.MatchString(o.Version) {
+		// The Makefile's default VERSION is git describe's, which reads as
+		// semver past a tag: v1.2.3-4-gabc1234, or -dirty.
+		errs = append(errs, fmt.Errorf("version %q is git describe's name of a checkout past or beside a tag, not a release tag: pass VERSION=vX.Y.Z", o.Version))
 	} else if msgs := validation.IsValidLabelValue(o.Version); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("version %q cannot be a label value: %s", o.Version, strings.Join(msgs, "; ")))
 	}
