@@ -313,8 +313,8 @@ func restoreActorDeployment(t *testing.T) {
 }
 
 // TestActor_FailoverFinishesTheWork kills the leading actor process: the
-// standby takes over within the lease duration and completes the revision,
-// and no write of the two processes falls in the other's term.
+// standby takes over and completes the revision, and no write of the two
+// processes falls in the other's term.
 func TestActor_FailoverFinishesTheWork(t *testing.T) {
 	start := time.Now()
 	world, mds := machineWorld(t)

@@ -76,8 +76,8 @@ func startActor(t *testing.T, sim *platformsim.Server, pod string, extra ...stri
 		LivenessFile: filepath.Join(t.TempDir(), "alive"), Pod: pod}
 	p, err := kube.StartProcess(suite.actorBin, append(env.List("KUBEHZ_DESIRED_POLL_SECONDS=1", "KUBEHZ_LOG_LEVEL=debug",
 		// Healing's local floors at the contract's own, so the tests'
-		// 60 s windows and zero cooldowns hold; heal_limits_test.go runs
-		// deploy/actor's limits.
+		// 60 s windows and zero cooldowns hold, not deploy/actor's
+		// (600/600/300 s); heal_limits_test.go runs its in-flight limit.
 		"KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS=0", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS=60",
 		"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS=60"), extra...))
 	if err != nil {

@@ -14,10 +14,11 @@ import (
 )
 
 // TestHeal_LocalMaxInFlightHoldsAgainstADocumentAskingForMore runs the
-// built actor with deploy/actor's KUBEHZ_HEAL_MAX_IN_FLIGHT of 3 against a
-// document asking for maxUnhealthy 1000, the contract's ceiling: four dead
-// workers are a storm at 3, so nothing is deleted, and the platform is told
-// the local limit replaced what it asked. The control: one worker recovers,
+// built actor with KUBEHZ_HEAL_MAX_IN_FLIGHT=3, the value deploy/actor's
+// actor.env ships (TestActorEnv_ShipsTheHealingLimitsTheREADMESays pins
+// it), against a document asking for maxUnhealthy 1000, the contract's
+// ceiling: four dead workers are a storm at 3, so nothing is deleted, and
+// the platform is told the local limit replaced what it asked. The control: one worker recovers,
 // three remain dead, and the same actor deletes exactly those three. The
 // deaths are dated 10 minutes back (the kubelets stop, and the Nodes are
 // written Unknown as kube-controller-manager would have written them then);

@@ -52,9 +52,15 @@ func TestHeal_TheControllersJoinTimeoutAndTheActorNeverDeleteAMachineTwice(t *te
 	byMachine := map[string]*deleted{}
 	var accepted []kube.AuditEvent
 	var order []string
+	actorTried := 0 // the actor's Machine deletes, accepted or refused
 	for _, e := range events {
-		if e.RequestReceived.Before(start) || e.Verb != "delete" || e.Resource() != "machines" ||
-			e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
+		if e.RequestReceived.Before(start) || e.Verb != "delete" || e.Resource() != "machines" {
+			continue
+		}
+		if e.Actor() == kube.ActorUser {
+			actorTried++
+		}
+		if e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
 			continue
 		}
 		d := byMachine[e.ObjectRef.Name]
@@ -100,9 +106,13 @@ func TestHeal_TheControllersJoinTimeoutAndTheActorNeverDeleteAMachineTwice(t *te
 		}
 	}
 	// The stimulus was live: joinless Machines were deleted, more than
-	// one generation of them.
+	// one generation of them, and the actor raced for them (whether its
+	// delete or the controller's landed first).
 	if len(byMachine) < 3 {
 		t.Fatalf("only %d joinless Machines were deleted in 3 minutes; want at least 3", len(byMachine))
+	}
+	if actorTried == 0 {
+		t.Fatal("the actor sent no Machine delete: its joinless heal never raced the controller")
 	}
 	t.Logf("%d Machines deleted by the actor, %d by machine-controller alone", byActor, byController)
 

@@ -119,6 +119,12 @@ func TestFaults_TwentyLeaderKillsNeverOverlapTerms(t *testing.T) {
 		ordered = append(ordered, tm)
 	}
 	slices.SortFunc(ordered, func(a, b *term) int { return a.first.Compare(b.first) })
+	// Every leader wrote (its reports, at the least, which done() waited
+	// for), so the overlap check has kills+1 terms to compare: fewer would
+	// mean the audit records no longer tell the processes apart.
+	if len(ordered) < kills+1 {
+		t.Fatalf("%d terms wrote, want at least %d: the audit log's processes cannot be told apart", len(ordered), kills+1)
+	}
 	for i := 1; i < len(ordered); i++ {
 		if prev, cur := ordered[i-1], ordered[i]; !prev.last.Before(cur.first) {
 			t.Errorf("terms overlap: %s wrote until %s, %s from %s", prev.process, prev.last.Format(time.StampMilli),

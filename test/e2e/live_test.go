@@ -250,3 +250,31 @@ func TestObserver_ClampsWhatThePlatformWouldReject(t *testing.T) {
 }
 
 func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// TestObserver_AnEventNamedPastAnyValidNameCountsUntilDeleted: core/v1 does
+// not validate an Event's name, so one may be far longer than the 253 bytes
+// any other object's may be. The observer keeps such a name as its digest
+// (what a cache would otherwise hold twice per event); the Warning still
+// counts, and its deletion still finds it, so it leaves the beat.
+func TestObserver_AnEventNamedPastAnyValidNameCountsUntilDeleted(t *testing.T) {
+	createNamespace(t, "e2e-longname")
+	name := strings.Repeat("n", 20000)
+	createEvent(t, "e2e-longname", name, corev1.EventTypeWarning, "LongName", "Pod", "m", 1, time.Now().Add(2*time.Hour))
+
+	sim := startSim(t, platformsim.Options{})
+	startObserver(t, sim)
+	hasIt := func(p payload) bool {
+		for _, e := range p.Events {
+			if e.Reason == "LongName" {
+				return true
+			}
+		}
+		return false
+	}
+	b := waitBeat(t, sim, after(0, hasIt))
+
+	if err := suite.env.Client.CoreV1().Events("e2e-longname").Delete(ctxT(t), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitBeat(t, sim, after(b.Seq, func(p payload) bool { return !hasIt(p) }))
+}

@@ -35,40 +35,29 @@ func setHeartbeatOwner(t *testing.T, value string) {
 
 // TestObserver_StandsDownWhileTheCronJobOwnsTheBeat flips the marker to
 // cronjob and back: no beat may leave while the CronJob owns the heartbeat,
-// and beats resume within one cadence of the flip back.
+// though the cluster changes, and beats resume, carrying the change, once
+// the observer owns it again. How soon they resume (one cadence) is pinned
+// by TestLoop_StandsDownWhileNotOwnerAndResumesOnFlip on a fake clock.
 func TestObserver_StandsDownWhileTheCronJobOwnsTheBeat(t *testing.T) {
 	sim := startSim(t, platformsim.Options{})
 	p, _ := startObserver(t, sim) // full interval 3 s, debounce 200 ms, min-gap 500 ms
 	waitBeat(t, sim, nil)
 
 	setHeartbeatOwner(t, "cronjob")
-	// One cadence for the flip to take effect (a beat already in flight may
-	// still land), then a quiet window of several full intervals with changes.
-	time.Sleep(3 * time.Second)
+	kube.WaitUntil(t, "the observer says it stands down", func() bool { return strings.Contains(p.Output(), "standing down") })
+	// A beat whose request was already on the wire may still land: give it
+	// the 500 ms min-gap to arrive before the quiet window opens.
+	time.Sleep(500 * time.Millisecond)
 	seq := sim.Seq()
 	createNode(t, nodeSpec{name: "owner-quiet", ready: corev1.ConditionTrue})
+	// Several full intervals with a change to send.
 	time.Sleep(10 * time.Second)
 	if reqs := heartbeatsAfter(sim, seq); len(reqs) != 0 {
 		t.Fatalf("%d heartbeats while KUBEHZ_HEARTBEAT_OWNER=cronjob", len(reqs))
 	}
-	if !strings.Contains(p.Output(), "standing down") {
-		t.Errorf("the observer did not log why it stopped beating")
-	}
 
-	before := time.Now()
 	setHeartbeatOwner(t, "operator")
-	// The flip back took effect when the apiserver received it (its audit
-	// clock); the beat's arrival is stamped by the simulator on this host's
-	// clock, which the apiserver shares. The bound is the promise itself, one
-	// 3 s cadence, with no margin: the observer's watch hears of the change
-	// within milliseconds, and a change waits 200 ms of debounce at most.
-	flipped := receivedAt(t, before, "the flip back to operator", func(e kube.AuditEvent) bool {
-		return (e.Verb == "update" || e.Verb == "create") && e.Resource() == "configmaps" && e.ObjectRef.Name == "kubehz-agent-config"
-	})
-	b := waitBeat(t, sim, after(seq, func(p payload) bool { _, ok := p.node("owner-quiet"); return ok }))
-	if took := b.Time.Sub(flipped); took > 3*time.Second {
-		t.Errorf("beats resumed %s after the apiserver received the flip back, more than one 3 s cadence", took)
-	}
+	waitBeat(t, sim, after(seq, func(p payload) bool { _, ok := p.node("owner-quiet"); return ok }))
 }
 
 // TestObserver_LivenessProbe runs `observer probe` the way the kubelet's exec

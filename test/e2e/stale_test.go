@@ -50,7 +50,7 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 		[]byte(`{"metadata":{"labels":{"touched-by":"someone-else"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	seq := sim.Seq()
+	seq, asked := sim.Seq(), time.Now()
 	if err := sim.SetDesired(desiredDoc{Revision: 81, Execution: map[string]any{"scaling": true},
 		WorkerPools: []desiredPool{{Name: "pool-s", DesiredReplicas: 3}}}, `"81-100"`); err != nil {
 		t.Fatal(err)
@@ -62,9 +62,13 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// The decision is made at once on the cached copy; its fence read then
-	// waits for an answer. Well inside the lease's renew deadline, resume.
-	time.Sleep(500 * time.Millisecond)
+	// The decision is made at once on the cached copy; its fence then reads
+	// the actor's Deployment, and waits for the answer. Resume once the
+	// apiserver has answered that read, so the decision was surely made on
+	// the frozen view (well inside the lease's renew deadline).
+	receivedAt(t, asked, "the fence's read of the actor Deployment", func(e kube.AuditEvent) bool {
+		return e.User.Username == kube.ActorUser && request("get", "deployments", "actor")(e)
+	})
 	proxy.ResumeAnswers()
 	paused = false
 
