@@ -355,4 +355,11 @@ func TestRegisterJob_AdmittedUnderRestrictedPodSecurity(t *testing.T) {
 	if _, err := suite.env.Client.CoreV1().Pods(ns).Create(ctxT(t), pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatalf("restricted PodSecurity rejects the register pod: %v", err)
 	}
+
+	// The same check must be able to fail: a privileged variant is refused.
+	bad := pod.DeepCopy()
+	bad.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = nil
+	if _, err := suite.env.Client.CoreV1().Pods(ns).Create(ctxT(t), bad, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil {
+		t.Fatal("a pod allowing privilege escalation was admitted; the namespace does not enforce restricted")
+	}
 }

@@ -50,24 +50,27 @@ func TestActor_StaleReadIsRefusedAndDecidedAgain(t *testing.T) {
 		[]byte(`{"metadata":{"labels":{"touched-by":"someone-else"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	seq, asked := sim.Seq(), time.Now()
+	seq := sim.Seq()
 	if err := sim.SetDesired(desiredDoc{Revision: 81, Execution: map[string]any{"scaling": true},
 		WorkerPools: []desiredPool{{Name: "pool-s", DesiredReplicas: 3}}}, `"81-100"`); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool {
+	served, err := sim.WaitRequest(ctx, func(r platformsim.Request) bool {
 		return r.Seq > seq && r.Endpoint == platformsim.EndpointDesired && r.Status == 200
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	// The decision is made at once on the cached copy; its fence then reads
-	// the actor's Deployment, and waits for the answer. Resume once the
-	// apiserver has answered that read, so the decision was surely made on
-	// the frozen view (well inside the lease's renew deadline).
-	receivedAt(t, asked, "the fence's read of the actor Deployment", func(e kube.AuditEvent) bool {
-		return e.User.Username == kube.ActorUser && request("get", "deployments", "actor")(e)
+	// The decision is made on the cached copy as the document arrives; the
+	// fence then reads the Lease, and waits for the answer. Resume once the
+	// apiserver has received a read of the Lease after the document went
+	// out: the fence's, or a renewal's that came later than the decision
+	// anyway. Either way the decision was made on the frozen view, well
+	// inside the lease's renew deadline.
+	receivedAt(t, served.Time, "a read of the actor's Lease after revision 81 went out", func(e kube.AuditEvent) bool {
+		return e.User.Username == kube.ActorUser && request("get", "leases", "kubehz-actor")(e)
 	})
 	proxy.ResumeAnswers()
 	paused = false
