@@ -247,11 +247,7 @@ func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 // changed last win, in store order; a repeat that changed nothing does not
 // count.
 func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
-	s := New()
-	s.Begin(3)
-	for i := range 25 {
-		s.Upsert(wire.Action{Type: wire.ActionHeal, Target: fmt.Sprintf("m-%02d", i), Status: wire.StatusPending, Revision: 3})
-	}
+	s := filled(25, wire.ActionHeal, "m", wire.StatusPending)
 	// m-00 changes last; m-01 is repeated unchanged and stays old.
 	s.Upsert(wire.Action{Type: wire.ActionHeal, Target: "m-00", Status: wire.StatusDone, Revision: 3})
 	s.Upsert(wire.Action{Type: wire.ActionHeal, Target: "m-01", Status: wire.StatusPending, Revision: 3})
@@ -279,16 +275,24 @@ func TestStore_NewestKeepsTheLatestChangesInStoreOrder(t *testing.T) {
 	}
 }
 
+// filled is a store at revision 3 holding n reports of typ, with targets
+// prefix-00 onwards, changed in that order.
+func filled(n int, typ, prefix, status string) *Store {
+	s := New()
+	s.Begin(3)
+	for i := range n {
+		s.Upsert(wire.Action{Type: typ, Target: fmt.Sprintf("%s-%02d", prefix, i), Status: status, Revision: 3})
+	}
+	return s
+}
+
+// all sends every entry.
 func all(wire.Action) bool { return true }
 
 // An entry the wire would drop (here, one with no target) must not take the
 // place of an older one it would carry.
-func TestNewest_AnUnsendableEntryTakesNoPlace(t *testing.T) {
-	s := New()
-	s.Begin(3)
-	for i := range 20 {
-		s.Upsert(wire.Action{Type: wire.ActionScale, Target: fmt.Sprintf("p-%02d", i), Status: wire.StatusDone, Revision: 3})
-	}
+func TestStore_NewestSkipsWhatTheWireWouldDrop(t *testing.T) {
+	s := filled(20, wire.ActionScale, "p", wire.StatusDone)
 	s.Upsert(wire.Action{Type: wire.ActionScale, Target: "", Status: wire.StatusFailed, Revision: 3})
 	got := s.Newest(20, func(a wire.Action) bool { return a.Target != "" })
 	if len(got) != 20 || got[0].Target != "p-00" {
