@@ -112,19 +112,25 @@ type key struct{ typ, target string }
 // Sendable reports whether a document may carry a: a known type and status
 // and a target. (Of two whose targets agree once cut to 253 bytes, the
 // second is dropped all the same.)
-func Sendable(a wire.Action) bool {
-	return validType[a.Type] && validStatus[a.Status] && a.Target != ""
+func Sendable(a wire.Action) bool { return unsendable(a) == "" }
+
+// unsendable is why no document carries a, or "".
+func unsendable(a wire.Action) Reason {
+	switch {
+	case !validType[a.Type]:
+		return BadType
+	case !validStatus[a.Status]:
+		return BadStatus
+	case a.Target == "":
+		return EmptyTarget
+	}
+	return ""
 }
 
 // admit returns the clamped action, or the reason it is dropped.
 func (f *filter) admit(a wire.Action) (wire.Action, Reason) {
-	switch {
-	case !validType[a.Type]:
-		return a, BadType
-	case !validStatus[a.Status]:
-		return a, BadStatus
-	case a.Target == "":
-		return a, EmptyTarget
+	if why := unsendable(a); why != "" {
+		return a, why
 	}
 	a.Target = wire.Clamp(a.Target, wire.MaxNameLen)
 	a.Detail = wire.Clamp(a.Detail, wire.MaxNoteLen)
