@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -68,10 +67,12 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 		m.baseline, m.recorded = capped, true
 		m.mu.Unlock()
 		m.log.Info("Wrote availableUpdates to the ClusterInventory status", "name", Name, "updates", len(capped))
-	case apierrors.IsNotFound(err) && !namesAnObject(err):
-		// The CR was read, but a CRD without the status subresource answers
-		// every status patch 404 naming no object. Forgetting the CR would
-		// take the inventory off the beat until the next read, every verdict.
+	case apierrors.IsNotFound(err) && !m.gone(ctx):
+		// A CRD without the status subresource answers every status patch
+		// with the same NotFound, naming the CR, as a deleted CR gets; only
+		// the CR's own read tells them apart. Forgetting a CR that is there
+		// would take the inventory off the beat until the next read, every
+		// verdict.
 		if !m.warnedNoStatus {
 			m.warnedNoStatus = true
 			m.log.Warn("The ClusterInventory CRD serves no status subresource; availableUpdates stays unwritten", "name", Name, "err", err)
@@ -101,16 +102,14 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 	}
 }
 
-// namesAnObject reports whether a NotFound names the object that was not
-// found, as the apiserver's answer for a missing object does, and its answer
-// for a path it does not serve does not.
-func namesAnObject(err error) bool {
-	var st apierrors.APIStatus
-	if !errors.As(err, &st) {
-		return false
-	}
-	d := st.Status().Details
-	return d != nil && d.Name != ""
+// gone reads the CR after its status patch found nothing: only a NotFound
+// says it was deleted. Any other answer (the CR, a timeout) keeps it; the
+// next poll reads it again.
+func (m *Manager) gone(ctx context.Context) bool {
+	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	_, err := m.client.Get(callCtx, Name, metav1.GetOptions{})
+	return apierrors.IsNotFound(err)
 }
 
 // statusPatch is the merge patch body: exactly the two keys the agent owns,

@@ -209,12 +209,15 @@ func TestApply_NotFoundPatchClearsSnapshotAndNotifies(t *testing.T) {
 }
 
 // A ClusterInventory CRD without the status subresource answers every
-// status patch 404 naming no object, while the CR is there: the inventory
-// stays on the beat and the observer says once why nothing is written.
+// status patch with a NotFound naming the CR (apiextensions-apiserver's
+// customresource_handler, v0.37.2), as a deleted CR's patch is answered,
+// while the CR is there: the inventory stays on the beat and the observer
+// says once why nothing is written. TestApply_NotFoundPatchClearsSnapshot…
+// is the control: the same answer for a CR that is gone drops it.
 func TestApply_AStatusPathNotServedKeepsTheInventoryAndWarnsOnce(t *testing.T) {
 	e := newEnv(t, specCR)
 	e.read()
-	e.failPatches(apierrors.NewNotFound(schema.GroupResource{}, ""))
+	e.failPatches(apierrors.NewNotFound(schema.GroupResource{Group: "lok8s.dev", Resource: "clusterinventories"}, Name))
 	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.4")))
 	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.5")))
 	if got := e.m.Snapshot(); !reflect.DeepEqual(got, specSnapshot) || e.notified.Load() != 1 {
