@@ -192,9 +192,10 @@ func (p *Poller) changed(ctx context.Context, doc Document, etag string) {
 // unchanged acts again on the cached document only when the last pass asked
 // for it, and says whether it did.
 func (p *Poller) unchanged(ctx context.Context) bool {
-	// Without a cached document no If-None-Match went out, so a 304 then is
-	// the platform misbehaving and refers to nothing we may act on.
-	if p.doc == nil || !p.retry {
+	// Without a cached document and its ETag no If-None-Match went out, so
+	// a 304 then is the platform misbehaving and refers to nothing we may
+	// act on.
+	if p.doc == nil || p.etag == "" || !p.retry {
 		p.log.Debug("Desired state unchanged")
 		return false
 	}

@@ -143,6 +143,26 @@ func TestPoller_NotModifiedDoesNotActAgain(t *testing.T) {
 	})
 }
 
+// A document served without an ETag leaves the next request unconditional,
+// so a 304 to it stands for no document: even armed healing, which asks
+// for a pass on every 304 (TestPoller_RetryActsAgainOnlyWhileAsked, the
+// control), does not act on the cached one.
+func TestPoller_NotModifiedToAnUnconditionalRequestActsOnNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, true, true, true)
+		h.serve(ok("", doc(7)))
+		for range 2 {
+			h.waits(interval)
+			if req := h.serve(notModified()); req.etag != "" {
+				t.Fatalf("If-None-Match = %q after a document without an ETag", req.etag)
+			}
+		}
+		if got := h.exec.revisions(); !reflect.DeepEqual(got, []int64{7}) {
+			t.Errorf("executed revisions %v, want [7]: a 304 to an unconditional request refers to nothing", got)
+		}
+	})
+}
+
 func TestPoller_NewETagActsOnNewDocument(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t)
