@@ -60,13 +60,10 @@ type Executor struct {
 	cpVouched string
 
 	// landed is true once the store's current reports are in the ConfigMap.
-	// It starts false, so a new leader's first Flush publishes its own empty
-	// document before anything else, and a publish that fails leaves it
-	// false until a later Flush lands it.
+	// It starts false, so a new leader publishes its own empty document
+	// before anything else, and a publish that fails leaves it false until
+	// a later one lands; until then no pass acts (caughtUp).
 	landed bool
-	// introduced is true once any write of this term's reports has landed;
-	// until then the term does not act (introduce).
-	introduced bool
 }
 
 // Execute applies the gate and the authorized capabilities; it reports
@@ -80,7 +77,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 		e.publish(ctx, 0)
 		return false
 	}
-	if !e.introduced && !e.introduce(ctx) {
+	if !e.landed && !e.caughtUp(ctx) {
 		return true
 	}
 	e.Store.Begin(doc.Revision)
@@ -162,17 +159,20 @@ func (e *Executor) Flush(ctx context.Context) {
 	}
 }
 
-// introduce writes this term's own empty report, which must land before
-// the term's first act (docs/contract.md#leadership): a write the fence or
-// the apiserver refuses would otherwise leave a previous leader's reports
-// standing while this one acts. It reports whether one has landed; the
-// store holds nothing yet, because nothing was acted on.
-func (e *Executor) introduce(ctx context.Context) bool {
+// caughtUp writes the reports the ConfigMap still lacks, and reports
+// whether they landed: no pass acts before they do
+// (docs/contract.md#leadership). At a term's start that is its own empty
+// report, without which a previous leader's reports would stand while this
+// one acts; later, a pass whose reports could not be written (RBAC
+// tightened, an admission webhook, conflicts that do not end) would
+// otherwise go on deleting and scaling while the platform reads the older
+// reports as current.
+func (e *Executor) caughtUp(ctx context.Context) bool {
 	e.publish(ctx, e.Store.Revision())
-	if !e.introduced {
-		e.Log.Warn("Not acting yet: this term's first report has not been written; trying again on the next poll tick")
+	if !e.landed {
+		e.Log.Warn("Not acting: the action reports cannot be written; trying again on the next poll tick")
 	}
-	return e.introduced
+	return e.landed
 }
 
 func (e *Executor) publish(ctx context.Context, rev int64) {
@@ -181,7 +181,6 @@ func (e *Executor) publish(ctx context.Context, rev int64) {
 	// (docs/contract.md#g-3).
 	err := e.Publisher.Publish(ctx, e.Store.Revision(), e.Store.Newest(wire.MaxActions, report.Sendable))
 	e.landed = err == nil
-	e.introduced = e.introduced || e.landed
 	if err != nil && !errors.Is(err, context.Canceled) {
 		e.Log.Error("Cannot publish action reports; writing them again on the next poll tick", "err", err, "revision", rev)
 	}

@@ -1,11 +1,15 @@
 package execute_test
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
@@ -217,6 +221,34 @@ func TestExecute_ANewTermActsOnlyAfterItsFirstReportLanded(t *testing.T) {
 		t.Errorf("first landed write %+v, want the empty report before any act", first)
 	}
 	checkReports(t, "published", h.publisher.last(t).Actions, []report{{"pool-a", wire.StatusDone, 7, "replicas 2 to 3"}})
+}
+
+// Reports that stop landing mid-term (RBAC tightened, an admission webhook)
+// hold the next pass back as they hold a new term's first: while the
+// platform would read the last landed reports as current, a later revision
+// asking for another scale-up patches nothing. Once the write lands, that
+// pass acts (the control).
+func TestExecute_APassActsOnlyOnceThePreviousReportsLanded(t *testing.T) {
+	h := newHarness(t, newCluster(md("pool-a", 2)))
+	h.exec.Flush(t.Context())
+	h.exec.Execute(t.Context(), scaling(7, pool("pool-a", 3)))
+	if len(h.cluster.patches) != 1 {
+		t.Fatalf("patches %+v, want the first scale-up", h.cluster.patches)
+	}
+	h.publisher.err = apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "kubehz-actions", errors.New("RBAC"))
+	h.exec.Execute(t.Context(), scaling(8, pool("pool-a", 4))) // acts, but its reports do not land
+	next := scaling(9, pool("pool-a", 5))
+	if retry := h.exec.Execute(t.Context(), next); !retry {
+		t.Error("retry = false, want true: the pass did not run")
+	}
+	if len(h.cluster.patches) != 2 {
+		t.Fatalf("patches %+v: a pass acted while the previous pass's reports had not landed", h.cluster.patches)
+	}
+	h.publisher.err = nil
+	h.exec.Execute(t.Context(), next)
+	if len(h.cluster.patches) != 3 {
+		t.Fatalf("patches %+v, want revision 9's scale-up once the reports landed", h.cluster.patches)
+	}
 }
 
 // A new leader's executor publishes its own empty document on its first

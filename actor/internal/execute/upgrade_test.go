@@ -183,14 +183,17 @@ func TestUpgrade_NoDesiredVersionReadsNothing(t *testing.T) {
 }
 
 // A roll is not a heal: the healer counts the machines a roll set deleting
-// against its budget, and never unwedges them.
+// against its budget, and never unwedges them. With maxUnhealthy 2 the two
+// NotReady workers (one the roll is replacing) are no storm, so what holds
+// the heal back is the budget the roll's two deletes use up.
 func TestUpgrade_RollReplacementsUseUpTheHealingBudget(t *testing.T) {
 	h := rollingHarness(t)
-	h.world.machines["pool-a-m1"].Deleting = true // machine-controller replaces it
+	h.world.machines["pool-a-m1"].Deleting = true // machine-controller replaces them
+	h.world.machines["pool-a-m2"].Deleting = true
 	h.world.add(machine("pool-a-m3", "pool-a", "node-3"))
 	h.world.addNodes(node("node-1", "Unknown", start.Add(-24*time.Hour)), node("node-3", "False", start.Add(-time.Hour)))
 	h.world.pods = append(h.world.pods, stuckPod("apps", "web-0", "node-1"))
-	doc := healing(9, healPolicy(1, 0))
+	doc := healing(9, healPolicy(2, 0))
 	doc.Execution.Upgrades = true
 	v := "v1.35.6"
 	doc.KubernetesVersion = &v
@@ -198,7 +201,7 @@ func TestUpgrade_RollReplacementsUseUpTheHealingBudget(t *testing.T) {
 
 	h.exec.Execute(t.Context(), doc)
 	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
-		{"pool-a-m3", wire.StatusPending, 9, "1 disruption(s) already in flight"},
+		{"pool-a-m3", wire.StatusPending, 9, "2 disruption(s) already in flight"},
 	})
 	if len(h.world.machineDeletes) != 0 || h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
 		t.Errorf("machine deletes %+v, pod lists %d, pod deletes %+v; want none",

@@ -88,7 +88,7 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 			d.InFlight++
 		}
 	}
-	if n := len(cands) + len(unbacked); n > p.MaxUnhealthy {
+	if n := unhealthy(o, cands); n > p.MaxUnhealthy && len(cands)+len(unbacked) > 0 {
 		d.Storm = true
 		detail := fmt.Sprintf("unhealthy count %d exceeds maxUnhealthy %d — refusing (possible outage)", n, p.MaxUnhealthy)
 		for _, c := range cands {
@@ -110,6 +110,22 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 	}
 	d.Steps = withUnlinked(d.Steps, unlinked, p.Revision)
 	return d
+}
+
+// unhealthy is the storm brake's count: every worker Node that is not
+// Ready (the unbacked ones among them), and every candidate whose Machine no
+// such Node stands behind (one that never joined). A Node in its window or
+// behind a deleting Machine only adds to a storm: it cannot make one alone,
+// as there is nothing yet to hold back.
+func unhealthy(o Observed, cands []Candidate) int {
+	down := notReadyWorkers(o)
+	n := len(down)
+	for _, c := range cands {
+		if !down[c.Node] {
+			n++
+		}
+	}
+	return n
 }
 
 // withUnlinked adds the Unlinked Machines' reports to steps, keeping them by

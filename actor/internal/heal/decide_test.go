@@ -638,3 +638,69 @@ func TestHeal_MachineOfAPoolTheDocumentDoesNotNameIsRefused(t *testing.T) {
 		t.Error("the refused candidate is not kept")
 	}
 }
+
+// TestHeal_StormBrakeCountsEveryNotReadyWorkerAcrossPasses: a zone of four
+// one-worker pools goes dark with maxUnhealthy 3, its Ready transitions a
+// few seconds apart, so a pass can find two Nodes past the window and two
+// still in it; a pass later, the first two are deleting and still down.
+// Counting only the Nodes past their window and not yet deleting, the
+// first pass deleted two and the next one more. Every NotReady worker
+// counts, so both passes are a storm of 4; a zone with only two workers
+// down heals both (the control).
+func TestHeal_StormBrakeCountsEveryNotReadyWorkerAcrossPasses(t *testing.T) {
+	past, inWindow := now.Add(-5*time.Minute), now.Add(-50*time.Second)
+	pools := workerPools("pool-a", "pool-b", "pool-c", "pool-z")
+	ma, mb := machine("m-a", "pool-a", "n-a"), machine("m-b", "pool-b", "n-b")
+	mc, mz := machine("m-c", "pool-c", "n-c"), machine("m-z", "pool-z", "n-z")
+	storm := "unhealthy count 4 exceeds maxUnhealthy 3 — refusing (possible outage)"
+	tests := []struct {
+		name      string
+		o         Observed
+		wantStorm bool
+		deletes   int
+	}{
+		{
+			name:      "two past the window, two in it",
+			o:         Observed{Machines: []Machine{ma, mb, mc, mz}, Nodes: nodesOf(notReady("n-a", past), notReady("n-b", past), notReady("n-c", inWindow), unknown("n-z", inWindow)), MDs: pools},
+			wantStorm: true,
+		},
+		{
+			name:      "two deleting and still down, two past the window",
+			o:         Observed{Machines: []Machine{deleting(ma), deleting(mb), mc, mz}, Nodes: nodesOf(notReady("n-a", past), notReady("n-b", past), notReady("n-c", past), notReady("n-z", past)), MDs: pools},
+			wantStorm: true,
+		},
+		{
+			name:    "control: two down, two Ready",
+			o:       Observed{Machines: []Machine{ma, mb, mc, mz}, Nodes: nodesOf(notReady("n-a", past), notReady("n-b", past), ready("n-c"), ready("n-z")), MDs: pools},
+			deletes: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := with(policy(), func(p *Policy) { p.MaxUnhealthy = 3; p.Cooldown = 0 })
+			d := Decide(tt.o, p, oldMemory(), now)
+			if d.Storm != tt.wantStorm || deletes(d) != tt.deletes {
+				t.Fatalf("storm %v with %d deletes, want storm %v with %d: %s", d.Storm, deletes(d), tt.wantStorm, tt.deletes, decisionString(d))
+			}
+			for _, st := range d.Steps {
+				if tt.wantStorm && st.Action.Detail != storm {
+					t.Errorf("%s: detail %q, want %q", st.Action.Target, st.Action.Detail, storm)
+				}
+			}
+		})
+	}
+}
+
+// TestHeal_NotReadyNodesInTheirWindowAloneMakeNoStorm: Nodes still in their
+// window (workers joining a scale-up are NotReady for a while) count toward
+// a storm but hold nothing back on their own, so no storm is reported.
+func TestHeal_NotReadyNodesInTheirWindowAloneMakeNoStorm(t *testing.T) {
+	inWindow := now.Add(-30 * time.Second)
+	o := Observed{
+		Machines: []Machine{machine("m1", "workers", "n1"), machine("m2", "workers", "n2")},
+		Nodes:    nodesOf(notReady("n1", inWindow), notReady("n2", inWindow)),
+		MDs:      workerPools("workers"),
+	}
+	d := Decide(o, with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }), oldMemory(), now)
+	sameDecision(t, d, Decision{Keep: keep()})
+}

@@ -90,6 +90,36 @@ func Detect(o Observed, p Policy, now time.Time) ([]Candidate, []string, []Unlin
 	return cands, unbacked, unlinked
 }
 
+// notReadyWorkers names every worker Node whose Ready condition is not True,
+// for however short a time: still in its window or past it, behind a
+// Machine already being deleted or behind none. The storm brake counts them
+// all: an outage spreads its Ready transitions over seconds, and so across
+// passes, and a brake that counted only the Nodes past their window and not
+// yet deleting would let each pass delete a few of an outage it would trip
+// on as a whole.
+func notReadyWorkers(o Observed) map[string]bool {
+	marks := indexMarks(o)
+	cp := map[string]bool{}
+	for _, m := range o.Machines {
+		switch {
+		case !m.ControlPlane:
+		case m.NodeName != "":
+			cp[m.NodeName] = true
+		default:
+			for _, n := range marks.ownedBy(o, m) {
+				cp[n.Name] = true
+			}
+		}
+	}
+	down := map[string]bool{}
+	for _, n := range o.Nodes {
+		if n.Ready != ReadyTrue && n.Ready != "" && !n.ControlPlane && !cp[n.Name] {
+			down[n.Name] = true
+		}
+	}
+	return down
+}
+
 // unhealthyWorker says n is a worker whose Ready condition has not been
 // True for at least unhealthyAfter. A node with no Ready condition, or no
 // transition time, has an unknown duration and never is.

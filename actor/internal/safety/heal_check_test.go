@@ -1,13 +1,19 @@
 package safety_test
 
+import "slices"
+
 // reference is what healing may do this step, worked out from the world by
 // the healing rules' definitions (README, The actor), without heal.Decide.
 type reference struct {
 	policy     policy          // the document's, within the local limits
 	candidates map[string]bool // unhealthy, not deleting, not control plane
 	unbacked   int             // unhealthy worker nodes no Machine names
-	inFlight   int             // Machines deleting before the pass
-	storm      bool
+	// down counts the unhealthy workers as the storm brake does: every
+	// worker Node not Ready, however briefly or whatever its Machine is
+	// doing, and every candidate that never joined.
+	down     int
+	inFlight int // Machines deleting before the pass
+	storm    bool
 }
 
 func computeReference(w *world, p policy) reference {
@@ -50,7 +56,29 @@ func computeReference(w *world, p policy) reference {
 			}
 		}
 	}
-	ref.storm = len(ref.candidates)+ref.unbacked > p.maxUnhealthy
+	cpNodes := map[string]bool{}
+	for _, m := range w.machines {
+		if hasControlPlaneKey(m.labels) || m.specCP {
+			cpNodes[m.node] = true
+			for _, n := range w.marked(m) {
+				cpNodes[n.name] = true
+			}
+		}
+	}
+	notReady := map[string]bool{}
+	for _, n := range w.nodes {
+		if n.ready != "True" && n.ready != "" && !hasControlPlaneKey(n.labels) && !cpNodes[n.name] {
+			notReady[n.name] = true
+		}
+	}
+	ref.down = len(notReady)
+	for name := range ref.candidates {
+		m := w.machine(name)
+		if !notReady[m.node] && !slices.ContainsFunc(w.marked(m), func(n *node) bool { return notReady[n.name] }) {
+			ref.down++
+		}
+	}
+	ref.storm = ref.down > p.maxUnhealthy && len(ref.candidates)+ref.unbacked > 0
 	return ref
 }
 
@@ -88,8 +116,8 @@ func (c *checker) checkMachineDelete(wr *write) {
 	limit := c.ref.policy.maxUnhealthy
 	switch {
 	case c.ref.storm:
-		c.fail("2 (storm)", "%s during a storm: %d candidates + %d unbacked > maxUnhealthy %d",
-			wr, len(c.ref.candidates), c.ref.unbacked, limit)
+		c.fail("2 (storm)", "%s during a storm: %d workers down (%d candidates, %d unbacked) > maxUnhealthy %d",
+			wr, c.ref.down, len(c.ref.candidates), c.ref.unbacked, limit)
 	case !c.ref.candidates[m.name]:
 		c.fail("2 (disruption)", "%s deletes a Machine that is not unhealthy", wr)
 	case c.ref.inFlight+c.removed+c.healed >= limit:
