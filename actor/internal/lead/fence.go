@@ -2,6 +2,7 @@ package lead
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -81,7 +82,7 @@ func (f *Fence) leaseDeadline(ctx context.Context) (time.Time, error) {
 	lease, err := f.client.CoordinationV1().Leases(f.namespace).Get(getCtx, f.name, metav1.GetOptions{})
 	cancel()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("confirm the lease before writing: %w", err)
+		return time.Time{}, unconfirmed{what: "lease", err: err}
 	}
 	return writeDeadline(lease.Spec, f.identity, f.now())
 }
@@ -144,9 +145,27 @@ func (f *Fence) deploymentStands(ctx context.Context) error {
 		return fmt.Errorf("%w: Deployment %s/%s", ErrFenced, f.namespace, f.deployment)
 	}
 	if err != nil {
-		return fmt.Errorf("confirm the actor Deployment before writing: %w", err)
+		return unconfirmed{what: "actor Deployment", err: err}
 	}
 	return nil
+}
+
+// unconfirmed is the fence's own read failing: nothing was sent. It quotes
+// the read's error but does not unwrap to its status, so no caller takes
+// the Lease's NotFound for "Machine already gone" or its Forbidden for a
+// missing write permission. Only a cancelled or expired context shows
+// through, which callers read as shutting down.
+type unconfirmed struct {
+	what string
+	err  error
+}
+
+func (u unconfirmed) Error() string {
+	return fmt.Sprintf("confirm the %s before writing: %v", u.what, u.err)
+}
+
+func (u unconfirmed) Is(target error) bool {
+	return (target == context.Canceled || target == context.DeadlineExceeded) && errors.Is(u.err, target)
 }
 
 func deref(s *string) string {

@@ -3,6 +3,7 @@ package lead
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,10 +33,12 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 		cancelled bool
 		lease     *coordinationv1.Lease // nil: the Lease does not exist
 		getErr    error                 // the apiserver's answer to the read, if any
-		// wantErr is matched with errors.Is; wantNotFound instead asks for
-		// the apiserver's NotFound, wrapped.
+		// wantErr is matched with errors.Is; wantRead instead asks for a
+		// refusal that quotes the fence's own failed read but does not
+		// unwrap to its API status, which callers would take for the
+		// write's own answer (a Lease's NotFound for "Machine already gone").
 		wantErr      error
-		wantNotFound bool
+		wantRead     string
 		wantReads    int
 		wantDeadline time.Time
 		// The actor's own Deployment: absent, being deleted, or unreadable.
@@ -54,13 +57,13 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			wantErr: context.Canceled, wantReads: 0,
 		},
 		{
-			name:         "missing lease refuses",
-			wantNotFound: true, wantReads: 1,
+			name:     "missing lease refuses",
+			wantRead: `leases.coordination.k8s.io "kubehz-actor" not found`, wantReads: 1,
 		},
 		{
 			name:  "failed read refuses",
 			lease: heldLease("me", now.Add(-time.Second), duration), getErr: errApiserverDown,
-			wantErr: errApiserverDown, wantReads: 1,
+			wantRead: errApiserverDown.Error(), wantReads: 1,
 		},
 		{
 			name:    "lease held by another identity refuses",
@@ -90,7 +93,7 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 		{
 			name:  "a failed Deployment read refuses without fencing",
 			lease: heldLease("me", now.Add(-time.Second), duration), deploymentErr: errApiserverDown,
-			wantErr: errApiserverDown, wantReads: 2,
+			wantRead: errApiserverDown.Error(), wantReads: 2,
 		},
 	}
 	for _, tc := range cases {
@@ -130,13 +133,13 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			if reads := len(client.Actions()); reads != tc.wantReads {
 				t.Errorf("requests to the apiserver = %d, want %d", reads, tc.wantReads)
 			}
-			refused := tc.wantErr != nil || tc.wantNotFound
+			refused := tc.wantErr != nil || tc.wantRead != ""
 			if refused {
 				switch {
 				case err == nil:
 					t.Fatalf("Write succeeded, want a refusal")
-				case tc.wantNotFound && !apierrors.IsNotFound(err):
-					t.Errorf("Write error = %v, want NotFound", err)
+				case tc.wantRead != "" && (!strings.Contains(err.Error(), tc.wantRead) || errors.As(err, new(apierrors.APIStatus)) || errors.Is(err, errApiserverDown)):
+					t.Errorf("Write error = %v, want one quoting %q that unwraps to neither its status nor its error", err, tc.wantRead)
 				case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
 					t.Errorf("Write error = %v, want %v", err, tc.wantErr)
 				}
