@@ -53,7 +53,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 	o := &observer{cfg: cfg, log: log}
 	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, liveness.Options{Log: log}), interval: cfg.FullInterval}
 	o.caches = cluster.New(cluster.Source{Nodes: api.Nodes(), Pods: api.PodPhases(""), Events: api.Events("")},
-		cluster.Options{KeepEventMessages: cfg.ReportNamespaces})
+		cluster.Options{Events: cluster.EventOptions{KeepMessage: cfg.ReportNamespaces, MDNamespace: cfg.MDNamespace}, Now: clk.Now})
 	signal := o.caches.Signal
 	o.version = cluster.NewVersion(api.Raw(), cluster.VersionOptions{Log: log, Notify: signal})
 	o.marker = owner.New(api.ConfigMaps(cfg.Namespace), owner.Options{Log: log, Notify: signal})

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,19 +16,21 @@ import (
 
 // Options say what the caches keep.
 type Options struct {
-	// KeepEventMessages keeps Warning event messages in memory; only needed
-	// when notes may leave the cluster.
-	KeepEventMessages bool
+	// Events say what an event record keeps; their Now is read from Now for
+	// each event.
+	Events EventOptions
+	Now    func() time.Time
 }
 
 // Cache watches nodes, pods and Warning events. Its handlers only signal
 // Changed; the heartbeat reads the stores when it is due.
 type Cache struct {
-	nodes, events cache.Store
-	controllers   []cache.Controller
-	pods          *podStore
-	podReflector  *cache.Reflector
-	changed       chan struct{}
+	nodes       cache.Store
+	controllers []cache.Controller
+	pods        *podStore
+	events      *eventStore
+	reflectors  []*cache.Reflector
+	changed     chan struct{}
 }
 
 // Source is where the caches read from: kubeapi's resources in
@@ -45,12 +48,15 @@ func New(src Source, opts Options) *Cache {
 	// Pods need no handlers and no records: a reflector writes straight
 	// into the counting store.
 	c.pods = newPodStore(c.Signal)
-	c.podReflector = cache.NewReflectorWithOptions(kubeapi.ListWatch(src.Pods, kubeapi.Selectors{}),
-		&kubeapi.PodPhase{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"})
+	c.reflectors = append(c.reflectors, cache.NewReflectorWithOptions(kubeapi.ListWatch(src.Pods, kubeapi.Selectors{}),
+		&kubeapi.PodPhase{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"}))
 	// Only Warning events are ever reported, so the apiserver filters the
-	// rest out before they cost a byte of memory here.
+	// rest out before they cost a byte of memory here; the store bounds the
+	// rest.
 	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", kubeapi.EventTypeWarning).String()}
-	c.events = c.add(&kubeapi.Event{}, eventTransform(opts.KeepEventMessages), kubeapi.ListWatch(src.Events, warnings))
+	c.events = newEventStore(opts.Events, opts.Now, MaxEventRecords, c.Signal)
+	c.reflectors = append(c.reflectors, cache.NewReflectorWithOptions(kubeapi.ListWatch(src.Events, warnings),
+		&kubeapi.Event{}, c.events, cache.ReflectorOptions{Name: "events", TypeDescription: "*v1.Event"}))
 	return c
 }
 
@@ -88,9 +94,6 @@ func sameRecord(old, new any) bool {
 	case *Node:
 		n, ok := new.(*Node)
 		return ok && *o == *n
-	case *Event:
-		n, ok := new.(*Event)
-		return ok && o.same(n)
 	}
 	return false
 }
@@ -101,13 +104,15 @@ func (c *Cache) Run(ctx context.Context) {
 	for _, ctrl := range c.controllers {
 		wg.Go(func() { ctrl.RunWithContext(ctx) })
 	}
-	wg.Go(func() { c.podReflector.RunWithContext(ctx) })
+	for _, r := range c.reflectors {
+		wg.Go(func() { r.RunWithContext(ctx) })
+	}
 	wg.Wait()
 }
 
 // WaitForSync blocks until every informer has listed once, or ctx is done.
 func (c *Cache) WaitForSync(ctx context.Context) bool {
-	synced := []cache.InformerSynced{c.pods.synced.Load}
+	synced := []cache.InformerSynced{c.pods.synced.Load, c.events.synced.Load}
 	for _, ctrl := range c.controllers {
 		synced = append(synced, ctrl.HasSynced)
 	}
@@ -140,5 +145,5 @@ func (c *Cache) Events() []*Event { return informer.Records[*Event](c.events.Lis
 // Sizes counts what the caches hold, for the status file: cheaper than
 // Nodes, Pods and Events, which copy or tally.
 func (c *Cache) Sizes() (nodes, pods, events int) {
-	return len(c.nodes.ListKeys()), c.pods.len(), len(c.events.ListKeys())
+	return len(c.nodes.ListKeys()), c.pods.len(), c.events.len()
 }

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/cache"
 
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/kubeapi/kubeapitest"
@@ -42,7 +41,7 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 		Nodes:  kubeapitest.Reader[*kubeapi.Node, *kubeapi.NodeList](core.Nodes()),
 		Pods:   kubeapitest.Reader[*kubeapi.PodPhase, *kubeapi.PodPhaseList](core.Pods("")),
 		Events: kubeapitest.Reader[*kubeapi.Event, *kubeapi.EventList](core.Events("")),
-	}, Options{KeepEventMessages: true})
+	}, Options{Events: EventOptions{KeepMessage: true, MDNamespace: "kube-system"}, Now: time.Now})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan struct{})
@@ -142,7 +141,7 @@ func TestCache_HoldsCompactRecordsAndSignalsEveryChangeOfThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	awaitDelivered(t, c.controllers[1], noisy.ResourceVersion)
+	awaitDelivered(t, c.reflectors[1], noisy.ResourceVersion)
 	assertNoSignal(t, c, "an event update that changed nothing the record holds signalled a change")
 
 	if err := client.CoreV1().Events("shop").Delete(ctx, "web-0.aaa", metav1.DeleteOptions{}); err != nil {
@@ -251,7 +250,7 @@ func settle(t *testing.T, c *Cache) {
 // awaitDelivered waits until the informer has seen resourceVersion rv: an
 // update that must not signal has then reached its handler, or is about to,
 // and the wait that follows is only for that handler to run.
-func awaitDelivered(t *testing.T, ctrl cache.Controller, rv string) {
+func awaitDelivered(t *testing.T, ctrl interface{ LastSyncResourceVersion() string }, rv string) {
 	t.Helper()
 	if rv == "" {
 		t.Fatal("the update came back without a resourceVersion; the check would prove nothing")

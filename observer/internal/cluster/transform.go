@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"k8s.io/client-go/tools/cache"
+	"time"
 
 	"kubehz.dev/agent/shared/informer"
 	"kubehz.dev/agent/shared/kubeapi"
@@ -16,12 +16,6 @@ var (
 	nodeTransform = informer.Transform("node", NodeFrom)
 )
 
-// eventTransform keeps the event message only when notes may leave the
-// cluster: a message the beat will never send should not sit in memory.
-func eventTransform(keepMessage bool) cache.TransformFunc {
-	return informer.Transform("event", func(e *kubeapi.Event) *Event { return EventFrom(e, keepMessage) })
-}
-
 // MachineKind and ReconcilingError identify machine-controller's retry-loop
 // events: a transient failure is reported only as such a Warning on the
 // Machine, never in its status.
@@ -30,11 +24,33 @@ const (
 	ReconcilingError = "ReconcilingError"
 )
 
+// EventOptions say what an event record keeps.
+type EventOptions struct {
+	// KeepMessage keeps every Warning's message: only when notes may leave
+	// the cluster.
+	KeepMessage bool
+	// MDNamespace is where machine-controller files its Machine events: only
+	// there does a record keep the Machine it names and a retry loop's
+	// message, which machine issues read.
+	MDNamespace string
+	// Now is the time the event is read at; a lastSeen past it is not
+	// believed.
+	Now time.Time
+}
+
+// MaxClockSkew is how far past the observer's clock an event's own time
+// may lie and still be believed.
+const MaxClockSkew = time.Minute
+
 // EventFrom compacts a Warning event. LastSeen prefers the series' last
 // observation, the truest "last seen" of a new-style event (closing
 // docs/contract.md#g-14), then lastTimestamp, eventTime and finally
-// creationTimestamp.
-func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
+// creationTimestamp. The first three are the writer's word, and any
+// writer may date an event years ahead, which would hold the beat's 20
+// newest slots for that long, or outside the years a timestamp can spell,
+// which the platform may refuse the beat for. Such a time gives way to
+// creationTimestamp, which the apiserver sets.
+func EventFrom(e *kubeapi.Event, o EventOptions) *Event {
 	// A core/v1 Event's reason, kind and message have no length limit, and
 	// anyone who may create Events could fill the cache with megabytes: a
 	// record keeps no more of them than the beat sends (its caps, counted
@@ -51,8 +67,10 @@ func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
 	// A recorder files an Event in its object's namespace. core/v1 checks
 	// that only for an Event without eventTime, so one about a Machine filed
 	// elsewhere is someone else's word about it, not machine-controller's:
-	// it is kept as any other Warning.
-	if e.InvolvedObject.Kind == MachineKind && e.InvolvedObject.Namespace == e.Namespace {
+	// it is kept as any other Warning. Outside the MD namespace no Machine
+	// of the beat's lives, so its name and message would be memory spent on
+	// nothing, in any namespace a tenant may fill with Events.
+	if e.InvolvedObject.Kind == MachineKind && e.InvolvedObject.Namespace == e.Namespace && e.Namespace == o.MDNamespace {
 		// A name longer than any Machine's can match none: it is dropped, not
 		// cut to one that might.
 		if len(e.InvolvedObject.Namespace) <= wire.MaxNameLen && len(e.InvolvedObject.Name) <= wire.MaxNameLen {
@@ -62,7 +80,7 @@ func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
 			message = e.Message
 		}
 	}
-	if keepMessage {
+	if o.KeepMessage {
 		message = e.Message
 	}
 	rec.Message = wire.Clamp(message, wire.MaxNoteLen)
@@ -74,6 +92,9 @@ func EventFrom(e *kubeapi.Event, keepMessage bool) *Event {
 	case !e.EventTime.IsZero():
 		rec.LastSeen = e.EventTime.Time
 	default:
+		rec.LastSeen = e.CreationTimestamp.Time
+	}
+	if rec.LastSeen.After(o.Now.Add(MaxClockSkew)) || rec.LastSeen.Year() < 1970 {
 		rec.LastSeen = e.CreationTimestamp.Time
 	}
 	// The protobuf decoder gives local times; records hold UTC, so they

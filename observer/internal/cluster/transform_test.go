@@ -17,6 +17,17 @@ import (
 
 var t0 = time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
 
+// opts is what the tests' records keep: kube-system is the MD namespace,
+// and the events are read an hour after t0.
+func opts(keepMessage bool) EventOptions {
+	return EventOptions{KeepMessage: keepMessage, MDNamespace: "kube-system", Now: t0.Add(time.Hour)}
+}
+
+// eventTransform is the event store's transform, under opts.
+func eventTransform(keepMessage bool) cache.TransformFunc {
+	return newEventStore(opts(keepMessage), func() time.Time { return t0.Add(time.Hour) }, MaxEventRecords, func() {}).Transformer()
+}
+
 // managed is a managedFields entry of the kind every server-side apply
 // leaves behind; none of it may reach a cache.
 var managed = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationApply}}
@@ -87,7 +98,7 @@ func TestEventFrom_LastSeenPrecedence(t *testing.T) {
 			if !tt.evTime.IsZero() {
 				e.EventTime = metav1.NewMicroTime(tt.evTime)
 			}
-			if got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false).LastSeen; !got.Equal(tt.want) {
+			if got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), opts(false)).LastSeen; !got.Equal(tt.want) {
 				t.Errorf("LastSeen = %v, want %v", got, tt.want)
 			}
 		})
@@ -131,7 +142,7 @@ func TestEventFrom_MessageKeptOnlyWhenAllowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](tt.event), tt.keepMessage); !reflect.DeepEqual(got, tt.want) {
+			if got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](tt.event), opts(tt.keepMessage)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("EventFrom =\n%+v, want\n%+v", got, tt.want)
 			}
 		})
@@ -146,13 +157,13 @@ func TestEventFrom_AMachineEventFiledInAnotherNamespaceIsNoMachineEvent(t *testi
 	e := warning("kube-system", "pool-a-xyz.17f")
 	e.Reason, e.Message = ReconcilingError, "failed to create server"
 	e.InvolvedObject = corev1.ObjectReference{Kind: "Machine", Namespace: "kube-system", Name: "pool-a-xyz"}
-	got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false)
+	got := EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), opts(false))
 	if got.InvolvedNamespace != "kube-system" || got.InvolvedName != "pool-a-xyz" || got.Message != "failed to create server" {
 		t.Fatalf("control: machine-controller's own Warning kept %+v", got)
 	}
 
 	e.Namespace, e.Message = "tenant", "attacker text"
-	got = EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false)
+	got = EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), opts(false))
 	if got.InvolvedNamespace != "" || got.InvolvedName != "" || got.Message != "" {
 		t.Errorf("a Machine Warning filed in namespace tenant kept %+v; want no Machine and no message", got)
 	}
@@ -167,11 +178,11 @@ func TestEventFrom_AMachineEventFiledInAnotherNamespaceIsNoMachineEvent(t *testi
 // to one.
 func TestEventFrom_KeepsNoMoreThanTheBeatSends(t *testing.T) {
 	huge := strings.Repeat("é", 1<<20)
-	e := warning("shop", "web-0.17f")
+	e := warning("kube-system", "web-0.17f")
 	e.Reason, e.Message, e.InvolvedObject.Kind = huge, huge, "Machine"
 	e.InvolvedObject.Name = strings.Repeat("m", 254)
 	ev := kubeapitest.MustConvert[*kubeapi.Event](e)
-	got := EventFrom(ev, true)
+	got := EventFrom(ev, opts(true))
 	// Held, not merely shown: a cut that shared the event's memory would
 	// keep the whole megabyte alive in the cache.
 	for _, f := range [][2]string{{got.Reason, ev.Reason}, {got.Message, ev.Message}} {
@@ -180,7 +191,7 @@ func TestEventFrom_KeepsNoMoreThanTheBeatSends(t *testing.T) {
 		}
 	}
 	want := &Event{
-		Namespace: "shop", Name: "web-0.17f", Reason: strings.Repeat("é", 63), Kind: "Machine",
+		Namespace: "kube-system", Name: "web-0.17f", Reason: strings.Repeat("é", 63), Kind: "Machine",
 		Message: strings.Repeat("é", 256), Warning: true, Count: 2, LastSeen: t0,
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -190,7 +201,7 @@ func TestEventFrom_KeepsNoMoreThanTheBeatSends(t *testing.T) {
 	// A retry-loop Warning keeps its message for machine issues even when
 	// notes stay home, clamped all the same; a 253-byte name is a Machine's.
 	e.Reason, e.InvolvedObject.Name = ReconcilingError, strings.Repeat("m", 253)
-	got = EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), false)
+	got = EventFrom(kubeapitest.MustConvert[*kubeapi.Event](e), opts(false))
 	if len(got.InvolvedName) != 253 || got.Message != strings.Repeat("é", 256) {
 		t.Errorf("a retry-loop Warning kept a %d-byte Machine name and a %d-byte message; want 253 and 512",
 			len(got.InvolvedName), len(got.Message))
