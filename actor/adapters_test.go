@@ -6,9 +6,17 @@ import (
 	"testing"
 	"unicode"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
+	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
 )
 
@@ -45,5 +53,47 @@ func TestEventRecorder_WritesReasonAndMessageWithoutARuneATerminalWouldObey(t *t
 		if !unicode.IsPrint(r) {
 			t.Fatalf("the Event holds %U", r)
 		}
+	}
+}
+
+// TestMachineDeleter_SendsExactlyTheDecidedPreconditions: a Machine delete
+// carries the UID and resourceVersion the heal was decided on, and a pod
+// force-delete its UID with no grace, so the apiserver refuses either once
+// the object is not the one decided on (a Machine replaced or changed, a
+// pod recreated under its name). What reaches the API is read off the
+// clients, not off the executor's fakes.
+func TestMachineDeleter_SendsExactlyTheDecidedPreconditions(t *testing.T) {
+	m := &unstructured.Unstructured{}
+	m.SetGroupVersionKind(cluster.MachineGVR.GroupVersion().WithKind("Machine"))
+	m.SetNamespace("kube-system")
+	m.SetName("pool-a-m1")
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{cluster.MachineGVR: "MachineList"}, m)
+	client := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-0"}})
+	d := &machineDeleter{dyn: dyn, client: client}
+
+	if err := d.DeleteMachine(t.Context(), "kube-system", "pool-a-m1", "uid-1", "42"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.DeletePod(t.Context(), "apps", "web-0", "uid-p"); err != nil {
+		t.Fatal(err)
+	}
+	deleteOptions := func(actions []k8stesting.Action) []metav1.DeleteOptions {
+		var out []metav1.DeleteOptions
+		for _, a := range actions {
+			if del, ok := a.(k8stesting.DeleteAction); ok {
+				out = append(out, del.GetDeleteOptions())
+			}
+		}
+		return out
+	}
+	machine, pod := deleteOptions(dyn.Actions()), deleteOptions(client.Actions())
+	if len(machine) != 1 || machine[0].Preconditions == nil ||
+		ptr.Deref(machine[0].Preconditions.UID, "") != "uid-1" || ptr.Deref(machine[0].Preconditions.ResourceVersion, "") != "42" {
+		t.Errorf("Machine delete options %+v, want preconditions UID uid-1 and resourceVersion 42", machine)
+	}
+	if len(pod) != 1 || pod[0].Preconditions == nil || ptr.Deref(pod[0].Preconditions.UID, "") != "uid-p" ||
+		ptr.Deref(pod[0].GracePeriodSeconds, -1) != 0 {
+		t.Errorf("pod delete options %+v, want precondition UID uid-p and grace 0", pod)
 	}
 }
