@@ -21,6 +21,9 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 	now := e.now()
 	o := w.observed(e.Namespace)
 	o.Removing = removing.in(w)
+	for _, a := range e.Memory.Settle(o, doc.Revision) {
+		e.Store.Upsert(a)
+	}
 	e.unwedge(ctx, o, doc.Revision, now)
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)

@@ -751,6 +751,34 @@ func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
 	}
 }
 
+// A delete whose answer was lost, and which did land, ends reported done
+// once a read shows the Machine deleting: it is reported failed when the
+// answer is lost, and, no longer a candidate, would otherwise be withdrawn
+// without the platform ever seeing the heal done.
+func TestHeal_AnUnansweredDeleteThatLandedIsReportedDone(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	down := start.Add(-10 * time.Minute)
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down))
+	h.world.deleteErr["pool-a-m1"] = apierrors.NewServerTimeout(machineResource, "delete", 1)
+	doc := healing(7, healPolicy(2, 900))
+	h.clock.set(start.Add(16 * time.Minute))
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "after the lost answer", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusFailed, 7, "delete failed"},
+	})
+
+	h.world.machines["pool-a-m1"].Deleting = true // it had landed
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "once a read shows it deleting", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "answer was lost"},
+	})
+	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok {
+		t.Error("a delete this term cannot tell from another's is followed for the unwedge")
+	}
+}
+
 // A slow apiserver makes a pass long: the cooldown and the eviction timeout
 // run from when the Machine delete returned, never from when the pass
 // began, or they would run short by the length of the pass.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"kubehz.dev/agent/shared/wire"
 )
 
@@ -606,7 +608,8 @@ func TestHeal_DecideDoesNotChangeMemoryOrInput(t *testing.T) {
 	mem := NewMemory(now.Add(-time.Hour))
 	mem.LastHeal["workers"] = now.Add(-20 * time.Minute)
 	mem.Tracked["old"] = &Tracked{UID: "uid-old", Node: "n0", DeletedAt: now.Add(-20 * time.Minute)}
-	before := &Memory{Since: mem.Since, LastHeal: maps.Clone(mem.LastHeal), Tracked: map[string]*Tracked{"old": ptr(*mem.Tracked["old"])}}
+	before := &Memory{Since: mem.Since, LastHeal: maps.Clone(mem.LastHeal), Tracked: map[string]*Tracked{"old": ptr(*mem.Tracked["old"])},
+		Unsure: map[string]*Tracked{}}
 	machines := []Machine{machine("m2", "workers", "n2"), machine("m1", "workers", "n1")}
 	o := Observed{
 		Machines: machines,
@@ -703,4 +706,37 @@ func TestHeal_NotReadyNodesInTheirWindowAloneMakeNoStorm(t *testing.T) {
 	}
 	d := Decide(o, with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }), oldMemory(), now)
 	sameDecision(t, d, Decision{Keep: keep()})
+}
+
+// Settle turns the lost answer of a delete into done once a read shows the
+// Machine deleting or gone (a Machine of that name with another UID is a
+// replacement: the one deleted is gone), and forgets one still there and
+// not deleting (the control), whose failed report stands.
+func TestMemory_SettleReportsALostDeleteThatLandedAsDone(t *testing.T) {
+	mem := NewMemory(now.Add(-time.Hour))
+	for _, name := range []string{"deleting", "gone", "replaced", "standing"} {
+		mem.Unsure[name] = &Tracked{UID: types.UID("uid-" + name), Cause: "node n NotReady"}
+	}
+	m := func(name string, uid types.UID, deleting bool) Machine {
+		x := machine(name, "workers", "n-"+name)
+		x.UID, x.Deleting = uid, deleting
+		return x
+	}
+	o := Observed{Machines: []Machine{
+		m("deleting", "uid-deleting", true), m("replaced", "uid-new", false), m("standing", "uid-standing", false),
+	}}
+	got := mem.Settle(o, 7)
+	var targets []string
+	for _, a := range got {
+		if a.Status != wire.StatusDone || !strings.Contains(a.Detail, "answer was lost (node n NotReady)") || a.Revision != 7 {
+			t.Errorf("report %+v, want done naming the lost answer and the cause", a)
+		}
+		targets = append(targets, a.Target)
+	}
+	if want := []string{"deleting", "gone", "replaced"}; !reflect.DeepEqual(targets, want) {
+		t.Errorf("settled %v, want %v", targets, want)
+	}
+	if len(mem.Unsure) != 0 {
+		t.Errorf("unsure after a read settled every one: %v", mem.Unsure)
+	}
 }

@@ -109,6 +109,9 @@ type Memory struct {
 	// Tracked holds the machines this term heal-deleted, by name, for the
 	// eviction unwedge.
 	Tracked map[string]*Tracked
+	// Unsure holds, by name, the machines whose delete this term sent but
+	// never had answered, until a read settles whether it landed (Settle).
+	Unsure map[string]*Tracked
 }
 
 // Tracked is one machine this term deleted, followed until it is gone.
@@ -123,7 +126,7 @@ type Tracked struct {
 
 // NewMemory starts a term's memory at now.
 func NewMemory(now time.Time) *Memory {
-	return &Memory{Since: now, LastHeal: map[string]time.Time{}, Tracked: map[string]*Tracked{}}
+	return &Memory{Since: now, LastHeal: map[string]time.Time{}, Tracked: map[string]*Tracked{}, Unsure: map[string]*Tracked{}}
 }
 
 // lastHeal is the cooldown baseline of pool: its last heal in this term, or

@@ -1,7 +1,9 @@
 package heal
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,6 +31,7 @@ const (
 	// halts, as for Failed, and the pool's cooldown starts, in case it
 	// landed. The machine is not followed for the unwedge: if it shows up
 	// deleting, this term cannot tell its own delete from someone else's.
+	// A later read settles the report (Settle).
 	Unsure
 )
 
@@ -81,7 +84,34 @@ func (m *Memory) Record(d *Delete, r Result, returned time.Time) {
 		return
 	}
 	m.LastHeal[d.Pool] = returned
-	if r == Deleted {
-		m.Tracked[d.Machine] = &Tracked{UID: d.UID, Node: d.Node, Cause: d.Cause, DeletedAt: returned}
+	t := &Tracked{UID: d.UID, Node: d.Node, Cause: d.Cause, DeletedAt: returned}
+	switch r {
+	case Deleted:
+		m.Tracked[d.Machine] = t
+	case Unsure:
+		m.Unsure[d.Machine] = t
 	}
+}
+
+// Settle reads what became of the deletes whose answer was lost, and
+// returns the reports that change. A Machine since deleting or gone is
+// healed as far as the platform is concerned: its report, "failed" when
+// the answer was lost, becomes done, without saying whose delete it was,
+// and would otherwise be withdrawn the moment the Machine stopped being a
+// candidate. One still there and not deleting was not deleted; its
+// failed report stands, and the next decision is made as for any other.
+func (m *Memory) Settle(o Observed, rev int64) []wire.Action {
+	var out []wire.Action
+	for name, t := range m.Unsure {
+		i := slices.IndexFunc(o.Machines, func(x Machine) bool { return x.Name == name && x.UID == t.UID })
+		if i >= 0 && !o.Machines[i].Deleting {
+			delete(m.Unsure, name)
+			continue
+		}
+		delete(m.Unsure, name)
+		out = append(out, action(name, wire.StatusDone, fmt.Sprintf(
+			"Machine deleting or gone since a delete whose answer was lost (%s); its MachineSet recreates it", t.Cause), rev))
+	}
+	slices.SortFunc(out, func(a, b wire.Action) int { return cmp.Compare(a.Target, b.Target) })
+	return out
 }
