@@ -110,11 +110,11 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	// The kill switch's watch may lag (a reconnect): confirm with the
 	// fence's live reads that this term and the Deployment stand before
 	// polling.
-	_, confirmed, err := fence.Write(ctx)
-	if err != nil {
+	if err := fence.Confirm(ctx, func(err error) {
+		a.log.Warn("Cannot confirm the new term yet; reading again in 2 s", "err", err)
+	}); err != nil {
 		return err
 	}
-	confirmed()
 	exec := a.newExecutor(ctx, fence)
 	a.state.leading(func() cacheSizes {
 		return cacheSizes{MachineDeployments: len(exec.MDs.List()),

@@ -75,6 +75,38 @@ func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc,
 	return wctx, cancel, nil
 }
 
+// ConfirmRetry is how long Confirm waits before reading again after a read
+// failed.
+const ConfirmRetry = 2 * time.Second
+
+// Confirm waits until the fence's live reads show this term and the
+// Deployment standing, as a write's would, before a term starts its work.
+// A read that fails (a 5xx, a slow apiserver) is tried again every
+// ConfirmRetry for as long as ctx lasts, which is the term: returning it
+// would end the term, and the process with it, so a flaky apiserver would
+// keep both replicas restarting. A lost lease or the kill switch ends it at
+// once.
+func (f *Fence) Confirm(ctx context.Context, retrying func(error)) error {
+	for {
+		_, done, err := f.Write(ctx)
+		switch {
+		case err == nil:
+			done()
+			return nil
+		case errors.Is(err, ErrLostLease), errors.Is(err, ErrFenced), ctx.Err() != nil:
+			return err
+		}
+		retrying(err)
+		t := time.NewTimer(ConfirmRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // leaseDeadline reads the Lease and returns the latest instant a write may
 // still be in flight.
 func (f *Fence) leaseDeadline(ctx context.Context) (time.Time, error) {

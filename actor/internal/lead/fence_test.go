@@ -3,8 +3,10 @@ package lead
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -302,4 +304,37 @@ func TestFence_WriteUnderATermIsCappedByItsRenewalStamp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A term's start survives reads that fail: Confirm reads again every 2 s
+// until one shows the term standing, rather than end the term (and the
+// process); a lost lease ends it at once (the control).
+func TestFence_ConfirmRetriesAFailedReadAndStopsOnALostLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		client := fake.NewClientset(heldLease("me", start.Add(-time.Second), 15), actorDeployment(false))
+		failures := 3
+		client.PrependReactor("get", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+			if failures > 0 {
+				failures--
+				return true, nil, errApiserverDown
+			}
+			return false, nil, nil
+		})
+		f := newFence(client, testNamespace, testLease, testDeployment, "me")
+		var retried []time.Duration
+		err := f.Confirm(t.Context(), func(error) { retried = append(retried, time.Since(start)) })
+		if err != nil {
+			t.Fatalf("Confirm = %v after the reads recovered", err)
+		}
+		if want := []time.Duration{0, 2 * time.Second, 4 * time.Second}; !slices.Equal(retried, want) {
+			t.Errorf("failed reads at %v, want %v", retried, want)
+		}
+
+		other := fake.NewClientset(heldLease("other", start, 15), actorDeployment(false))
+		lost := newFence(other, testNamespace, testLease, testDeployment, "me")
+		if err := lost.Confirm(t.Context(), func(err error) { t.Errorf("retried %v", err) }); !errors.Is(err, ErrLostLease) {
+			t.Errorf("Confirm on another's lease = %v, want ErrLostLease", err)
+		}
+	})
 }
