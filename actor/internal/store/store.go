@@ -82,10 +82,35 @@ func (s *Store) Upsert(a wire.Action) bool {
 // capability's pass uses it to retire the reports of what it no longer
 // decides about: a node that recovered by itself, a pool the document
 // stopped naming.
+//
+// Of those done reports it keeps the 20 changed most recently (the wire's
+// cap): every heal names a new Machine, so a revision that stands while the
+// cluster keeps healing would otherwise grow without end, and a done report
+// with 20 newer ones behind it is one Newest never hands out.
 func (s *Store) Prune(typ string, keep map[string]bool) bool {
-	return s.remove(func(a wire.Action) bool {
+	pruned := s.remove(func(a wire.Action) bool {
 		return a.Type == typ && !keep[a.Target] && a.Status != wire.StatusDone
 	})
+	s.mu.Lock()
+	var done []int
+	for i, a := range s.entries {
+		if a.Type == typ && !keep[a.Target] {
+			done = append(done, i)
+		}
+	}
+	var old map[key]bool
+	if len(done) > wire.MaxActions {
+		slices.SortStableFunc(done, func(a, b int) int { return cmp.Compare(s.changed[b], s.changed[a]) })
+		old = map[key]bool{}
+		for _, i := range done[wire.MaxActions:] {
+			old[key{s.entries[i].Type, s.entries[i].Target}] = true
+		}
+	}
+	s.mu.Unlock()
+	if old == nil {
+		return pruned
+	}
+	return s.remove(func(a wire.Action) bool { return old[key{a.Type, a.Target}] }) || pruned
 }
 
 // ClearType removes every entry of type typ, done or not, and keeps the

@@ -192,6 +192,38 @@ func TestStore_PruneKeepsDoneAndOtherTypesAndReportsOnlyRemovals(t *testing.T) {
 	}
 }
 
+// A revision that stands while the cluster keeps healing adds a done
+// report per healed Machine: Prune keeps the 20 that changed most recently
+// (what the wire could ever carry of them) and the reports it was told to
+// keep, and drops the older done ones. At 20 nothing goes (the control).
+func TestStore_PruneKeepsTheTwentyNewestDoneReports(t *testing.T) {
+	s := New()
+	s.Begin(2)
+	s.Upsert(act(wire.ActionHeal, "kept", wire.StatusPending, 2))
+	for i := range 20 {
+		s.Upsert(act(wire.ActionHeal, fmt.Sprintf("m%02d", i), wire.StatusDone, 2))
+	}
+	if s.Prune(wire.ActionHeal, map[string]bool{"kept": true}) || len(s.Snapshot()) != 21 {
+		t.Fatalf("control: 20 done reports pruned to %d entries", len(s.Snapshot()))
+	}
+	for i := 20; i < 25; i++ {
+		s.Upsert(act(wire.ActionHeal, fmt.Sprintf("m%02d", i), wire.StatusDone, 2))
+	}
+	s.Upsert(act(wire.ActionHeal, "m00", wire.StatusDone, 3)) // changed again: newest
+	if !s.Prune(wire.ActionHeal, map[string]bool{"kept": true}) {
+		t.Fatal("a prune that dropped old done reports reported no change")
+	}
+	var got []string
+	for _, a := range s.Snapshot() {
+		got = append(got, a.Target)
+	}
+	want := []string{"kept", "m00", "m06", "m07", "m08", "m09", "m10", "m11", "m12", "m13", "m14", "m15",
+		"m16", "m17", "m18", "m19", "m20", "m21", "m22", "m23", "m24"}
+	if !slices.Equal(got, want) {
+		t.Errorf("after the prune the store holds %v, want %v", got, want)
+	}
+}
+
 func TestStore_SafeUnderConcurrentUse(t *testing.T) {
 	var changes atomic.Int64
 	s := New()
