@@ -106,7 +106,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	if x.Upgrades {
 		again, rolled := e.upgrade(ctx, doc)
 		retry = retry || again
-		removing.known += rolled
+		removing.rolled += rolled
 	}
 	if doc.HealingArmed() {
 		e.heal(ctx, doc, removing)

@@ -966,6 +966,29 @@ func TestHeal_AScaleDownSentInTheSamePassCountsAsInFlight(t *testing.T) {
 	}
 }
 
+// A scale-down takes down every live Machine past its new count, not just
+// the drop in spec.replicas: with spec.replicas 3 and 4 live Machines (a
+// controller behind, a roll's surge), a patch to 2 takes 2 down and uses
+// the whole budget of 2. Counting the drop of 1 let the same pass heal.
+func TestHeal_AScaleDownCountsEveryLiveMachinePastItsNewCount(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 3))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+		machine("pool-a-m3", "pool-a", "node-3"), machine("pool-a-m4", "pool-a", "node-4"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)), node("node-2", "True", start.Add(-time.Hour)),
+		node("node-3", "True", start.Add(-time.Hour)), node("node-4", "True", start.Add(-time.Hour)))
+	doc := healing(7, healPolicy(2, 0))
+	doc.Execution.Scaling = true
+	doc.WorkerPools = []desired.Pool{pool("pool-a", 2)}
+
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 0 {
+		t.Errorf("machine deletes %+v beside a scale-down that takes the whole budget", h.world.machineDeletes)
+	}
+	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusPending, 7, "2 disruption(s) already in flight (maxUnhealthy 2)"},
+	})
+}
+
 // docs/contract.md#acting-gate: healing, like scaling and upgrades, takes
 // the first 100 of the document's pools by name; a dead worker of a pool
 // past them is refused, while one of a pool within them is healed.

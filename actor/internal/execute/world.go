@@ -125,26 +125,24 @@ func (w world) live(pool string) int {
 // takedowns is what the scale-downs and the roll of a pass take down before
 // any read can show it: the heal of the same pass counts it as in flight.
 type takedowns struct {
-	known int
-	// unread are the scale-downs that may have landed from a replica count
-	// that could not be read: what they remove is counted against the
+	rolled int
+	// scaled are the scale patches that may have landed
+	// (refuse.MayHaveLanded): what they take down is counted against the
 	// heal's own read of the Machines.
-	unread []scale.Patch
+	scaled []scale.Patch
 }
 
 func (t *takedowns) add(p scale.Patch, sent bool, err error) {
-	n, known := p.Removes(sent, err)
-	if !known {
-		t.unread = append(t.unread, p)
+	if refuse.MayHaveLanded(sent, err) {
+		t.scaled = append(t.scaled, p)
 	}
-	t.known += n
 }
 
 // in is the count against w.
 func (t takedowns) in(w world) int {
-	n := t.known
-	for _, p := range t.unread {
-		n += p.RemovesOf(w.live(p.MD))
+	n := t.rolled
+	for _, p := range t.scaled {
+		n += p.Removes(w.live(p.MD))
 	}
 	return n
 }

@@ -15,27 +15,22 @@ type Patch struct {
 	To   int64
 }
 
-// Removes is how many Machines p removes once it lands, when it may have
-// landed (refuse.MayHaveLanded): the drop in replicas of a scale-down.
-// machine-controller marks those Machines deleting only once the patch
-// reaches it, so healing in the same pass counts them as in flight. From a
-// replica count that could not be read the drop is unknown too: known is
-// false, and the caller counts RemovesOf against a read of the pool's
-// Machines.
-func (p Patch) Removes(sent bool, err error) (n int, known bool) {
-	switch {
-	case !refuse.MayHaveLanded(sent, err):
-		return 0, true
-	case p.From == nil:
-		return 0, false
+// Removes is how many Machines p takes down once it lands, against live,
+// the Machines not yet deleting that its pool could own on the heal's read:
+// machine-controller marks them deleting only once the patch reaches it,
+// so healing in the same pass counts them as in flight. machine-controller
+// scales the Machines to the new count, not by the drop in spec.replicas:
+// that is every live Machine past To (more than the drop where Machines
+// outnumber spec.replicas, as mid-roll or behind a lagging controller), and
+// at least the drop, which the heal's read may not show yet. From a
+// replica count that could not be read, only the first is known.
+func (p Patch) Removes(live int) int {
+	n := max(live-int(p.To), 0)
+	if p.From != nil {
+		n = max(n, int(*p.From-p.To))
 	}
-	return max(int(*p.From-p.To), 0), true
+	return n
 }
-
-// RemovesOf is what a scale-down from a replica count that could not be
-// read removes at most: every Machine past To of the live ones, those not
-// yet deleting, that its pool could own.
-func (p Patch) RemovesOf(live int) int { return max(live-int(p.To), 0) }
 
 // Body is the JSON merge patch to send with FieldManager: the replica count,
 // with the decided resourceVersion as its precondition when one was read.
