@@ -40,8 +40,9 @@ type Executor interface {
 	// Clear drops every report: the platform no longer authorizes anything.
 	// It may be called again while that stays true, so it must be idempotent.
 	Clear(reason string)
-	// Flush writes the reports again if their last publish failed; it is
-	// called on every tick that neither executes nor clears.
+	// Flush writes the reports again where the ConfigMap does not hold them
+	// (a publish that failed, or someone else's write); it is called on
+	// every tick that neither executes nor clears.
 	Flush(ctx context.Context)
 }
 

@@ -292,10 +292,11 @@ func TestPoller_RunReturnsPromptlyOnCancel(t *testing.T) {
 	}
 }
 
-// Every tick that runs no pass flushes, so a report write that failed is
-// written again on the next tick whatever the platform answers: a 304, an
-// outage, a 429. A tick that executes or clears publishes by itself.
-func TestPoller_EveryTickWithoutAPassFlushesUnlandedReports(t *testing.T) {
+// Every tick that runs no pass flushes, so a report write that failed, or
+// a ConfigMap emptied since, is written again on the next tick whatever the
+// platform answers: a 304, an outage, a 429. A tick that executes or clears
+// publishes by itself.
+func TestPoller_EveryTickWithoutAPassFlushesTheReports(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t)
 		h.serveSteady(ok(`"7-101"`, doc(7)), notModified())

@@ -149,14 +149,13 @@ func (e *Executor) Clear(reason string) {
 	e.publish(e.Base, 0)
 }
 
-// Flush publishes the reports if the last attempt did not land: the poller
-// calls it on every tick that runs no pass, 304s and failed fetches
-// included, so a report write lost to an apiserver blip is written again
-// within one poll interval rather than when the document next changes.
+// Flush publishes the reports: the poller calls it on every tick that runs
+// no pass, 304s and failed fetches included, so a report write lost to an
+// apiserver blip, or a ConfigMap someone emptied or overwrote since, is
+// written again within one poll interval rather than when the document
+// next changes. A ConfigMap that already holds them costs one read.
 func (e *Executor) Flush(ctx context.Context) {
-	if !e.landed {
-		e.publish(ctx, e.Store.Revision())
-	}
+	e.publish(ctx, e.Store.Revision())
 }
 
 // caughtUp writes the reports the ConfigMap still lacks, and reports

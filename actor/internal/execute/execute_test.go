@@ -164,9 +164,11 @@ func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNod
 }
 
 // A report write that fails (an apiserver blip, two conflicts) must not be
-// lost until the document changes: the pass's result is unchanged, and every
-// Flush writes the reports again until one lands; then Flush costs nothing.
-func TestExecute_FailedPublishIsWrittenAgainByFlushUntilItLands(t *testing.T) {
+// lost until the document changes, nor a ConfigMap someone emptied since:
+// the pass's result is unchanged, and every Flush hands the reports to the
+// publisher again, which writes only where the ConfigMap does not already
+// hold them (store's TestPublish tests).
+func TestExecute_FlushPublishesTheReportsOnEveryTick(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 2)))
 	h.exec.Flush(t.Context()) // the term's own empty report lands
 	h.publisher.calls = nil
@@ -180,16 +182,16 @@ func TestExecute_FailedPublishIsWrittenAgainByFlushUntilItLands(t *testing.T) {
 	h.exec.Flush(t.Context()) // still failing
 	h.publisher.err = nil
 	h.exec.Flush(t.Context()) // lands
-	h.exec.Flush(t.Context()) // nothing left to write
-	h.exec.Flush(t.Context())
-	if n := len(h.publisher.calls); n != 3 {
-		t.Fatalf("publish calls = %d, want 3 (the pass, a failed flush, the flush that landed)", n)
+	h.exec.Flush(t.Context()) // a ConfigMap emptied since would be written again
+	if n := len(h.publisher.calls); n != 4 {
+		t.Fatalf("publish calls = %d, want 4 (the pass, then one per Flush)", n)
 	}
-	last := h.publisher.last(t)
-	if last.Revision != 7 {
-		t.Errorf("republished revision %d, want 7", last.Revision)
+	for i, c := range h.publisher.calls {
+		if c.Revision != 7 {
+			t.Errorf("publish %d of revision %d, want 7", i, c.Revision)
+		}
+		checkReports(t, fmt.Sprintf("publish %d", i), c.Actions, want)
 	}
-	checkReports(t, "republished", last.Actions, want)
 }
 
 // A new term acts only once its own empty report has landed: with that
@@ -257,8 +259,8 @@ func TestFlush_NewLeaderPublishesAnEmptyDocumentFirst(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 2)))
 	h.exec.Flush(t.Context())
 	h.exec.Flush(t.Context())
-	if want := []published{{0, nil}}; !reflect.DeepEqual(h.publisher.calls, want) {
-		t.Errorf("published %+v, want one empty document", h.publisher.calls)
+	if want := []published{{0, nil}, {0, nil}}; !reflect.DeepEqual(h.publisher.calls, want) {
+		t.Errorf("published %+v, want the empty document on each Flush", h.publisher.calls)
 	}
 	if h.cluster.ensures != 0 || len(h.cluster.patches) != 0 {
 		t.Errorf("the first Flush touched MachineDeployments")
