@@ -143,9 +143,12 @@ func (o *observer) run(ctx context.Context) error {
 		// Run keeps retrying if it did not.
 		o.version.Refresh(gctx)
 		g.Go(func() error { o.version.Run(gctx); return nil })
-		// A first beat without the actor's reports would tell the platform to
-		// clear them; give the hand-off watch a moment to list first.
-		waitSynced(gctx, o.actions.HasSynced, 10*time.Second)
+		// A first beat without the actor's reports, the machine issues and
+		// pools, or the inventory would tell the platform to clear them;
+		// give their first reads a moment to end.
+		waitSynced(gctx, func() bool {
+			return o.actions.HasSynced() && o.machines.HasSynced() && o.inventory.HasSynced()
+		}, 10*time.Second)
 		// The initial list signalled "changed"; the first beat is a full
 		// snapshot anyway, so that signal would only cause a redundant beat.
 		select {

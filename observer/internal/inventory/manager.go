@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -56,6 +57,8 @@ type Manager struct {
 	// carry an older status, so it must not overwrite the newer baseline.
 	epoch       uint64
 	lastReadErr string
+
+	read atomic.Bool // the first read has ended, whatever it found
 
 	applyMu         sync.Mutex // one write-back at a time; guards the fields below
 	lastPatchErr    string
@@ -130,7 +133,12 @@ func (m *Manager) refresh(ctx context.Context) {
 		r = readingFrom(obj.Object)
 	}
 	m.store(epoch, r, err)
+	m.read.Store(true)
 }
+
+// HasSynced reports whether the first read has ended: before that, a beat
+// without the inventory would tell the platform there is none.
+func (m *Manager) HasSynced() bool { return m.read.Load() }
 
 // reading is what one GET found; the zero value is "no CR".
 type reading struct {

@@ -226,3 +226,19 @@ func TestRun_NonPositiveIntervalReadsEveryMinute(t *testing.T) {
 		})
 	}
 }
+
+// The first beat waits for HasSynced: it holds from the end of the first
+// read, whatever that read found (no CRD is the common case), and not
+// before it.
+func TestManager_HasSyncedOnceTheFirstReadEnded(t *testing.T) {
+	for _, cr := range []string{specCR, ""} {
+		e := newEnv(t, cr)
+		if e.m.HasSynced() {
+			t.Fatal("synced before any read")
+		}
+		e.read()
+		if !e.m.HasSynced() {
+			t.Errorf("not synced after the first read (CR present: %v)", cr != "")
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,6 +48,10 @@ type gate struct {
 	// logged is the last failure reported, so each distinct reason is logged
 	// once rather than every interval. Only run's goroutine touches it.
 	logged string
+
+	// settled is set once the gate first knows what it has: an informer
+	// synced, or the resource found unreadable.
+	settled atomic.Bool
 
 	mu    sync.Mutex
 	store cache.Store // nil until synced and while unreadable
@@ -96,7 +101,9 @@ func (g *gate) run(ctx context.Context) {
 				return
 			}
 		}
-		if g.clear() {
+		// The first failure is news too: a pass then tells the beat that
+		// nothing is readable, rather than a beat waiting for one.
+		if g.clear() || !g.settled.Swap(true) {
 			g.changed()
 		}
 		g.report(err)
@@ -169,6 +176,7 @@ func (g *gate) watch(ctx context.Context) (lost bool, err error) {
 		synced = true
 		g.logged = "" // readable: the next failure is news again
 		g.log.Info(g.what + " readable; watching")
+		g.settled.Store(true)
 		g.setStore(inf.GetStore())
 		<-ictx.Done()
 	case <-ictx.Done():

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,6 +33,9 @@ type Source struct {
 	due         chan struct{} // a gate changed readability: pass now
 
 	seen Seen // only Run's goroutine touches it
+	// ready is set by the first pass after both gates settled: the lists
+	// then say what the cluster has, not that nothing was read yet.
+	ready atomic.Bool
 
 	mu     sync.Mutex
 	issues []wire.MachineIssue
@@ -108,6 +112,8 @@ func (s *Source) Run(ctx context.Context) error {
 
 // pass recomputes both lists from the caches.
 func (s *Source) pass() {
+	settled := s.machines.settled.Load() && s.deployments.settled.Load()
+	defer func() { s.ready.Store(s.ready.Load() || settled) }()
 	mds := records[*MachineDeployment](s.deployments)
 	var issues []wire.MachineIssue
 	if machines, ok := s.machines.records(); ok {
@@ -133,6 +139,11 @@ func (s *Source) publish(issues []wire.MachineIssue, pools []wire.Pool) {
 		s.notify()
 	}
 }
+
+// HasSynced reports whether a pass has run since both resources were first
+// read, or found unreadable: before that, absent lists would tell the
+// platform to clear what it knows.
+func (s *Source) HasSynced() bool { return s.ready.Load() }
 
 // Sizes counts the cached Machines and the pools of the last pass, for the
 // status file; machines is 0 while they are unreadable.

@@ -250,3 +250,30 @@ func TestSource_KeepsMachinesWhileARestartedAPIServerServesItsCRDsAgain(t *testi
 		t.Errorf("NotFound logged %d times, want once", n)
 	}
 }
+
+// The observer's first beat waits for HasSynced: it must not come before a
+// pass has run on what both resources held when first read, or, with the
+// CRDs absent, before both were found unreadable, which needs no tick of
+// the clock. Readable, the pools are there by then.
+func TestSource_HasSyncedOnceAPassFollowsBothFirstReads(t *testing.T) {
+	for _, readableAtStart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("readable %v", readableAtStart), func(t *testing.T) {
+			api := newAPIServer()
+			if readableAtStart {
+				create(t, api, DeploymentsResource, `{"apiVersion":"cluster.k8s.io/v1alpha1","kind":"MachineDeployment",
+					"metadata":{"name":"pool-a","namespace":"kube-system"},"spec":{"replicas":2}}`)
+				api.state.Store(readable)
+			}
+			clk := clocktesting.NewFakeClock(now)
+			s := New(api, api.served, ns, clk, Options{Interval: time.Minute})
+			if s.HasSynced() {
+				t.Fatal("synced before Run")
+			}
+			testkit.Start(t, patience, s.Run)
+			testkit.Await(t, patience, "HasSynced", s.HasSynced)
+			if got := len(s.Pools()); readableAtStart && got != 1 {
+				t.Errorf("synced with %d pools, want pool-a", got)
+			}
+		})
+	}
+}
