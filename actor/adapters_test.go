@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"path/filepath"
 	"testing"
+	"time"
 	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +21,8 @@ import (
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/execute"
+	"kubehz.dev/agent/actor/internal/heal"
+	"kubehz.dev/agent/shared/config"
 )
 
 // openFence lets every write through, as a fence of a live term does.
@@ -52,6 +57,30 @@ func TestEventRecorder_WritesReasonAndMessageWithoutARuneATerminalWouldObey(t *t
 	for _, r := range ev.Reason + ev.Message {
 		if !unicode.IsPrint(r) {
 			t.Fatalf("the Event holds %U", r)
+		}
+	}
+}
+
+// closedFence refuses every write, as the fence of a term that ended does.
+type closedFence struct{}
+
+func (closedFence) Write(context.Context) (context.Context, context.CancelFunc, error) {
+	return nil, nil, errors.New("lost the actor lease")
+}
+
+// TestEventRecorder_WritesNothingTheFenceRefuses: an Event is a write like
+// any other, sent only while the fence says this process leads; with an
+// open fence it is written (the control).
+func TestEventRecorder_WritesNothingTheFenceRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		fence execute.Fence
+		want  int
+	}{{openFence{}, 1}, {closedFence{}, 0}} {
+		client := fake.NewClientset()
+		r := &eventRecorder{client: client, fence: tc.fence, identity: "actor-a", log: slog.New(slog.DiscardHandler)}
+		r.Event(t.Context(), execute.Object{Kind: "Machine", Namespace: "kube-system", Name: "m1"}, false, "KubehzHealed", "deleted")
+		if n := len(client.Actions()); n != tc.want {
+			t.Errorf("%T: %d requests, want %d", tc.fence, n, tc.want)
 		}
 	}
 }
@@ -95,5 +124,32 @@ func TestMachineDeleter_SendsExactlyTheDecidedPreconditions(t *testing.T) {
 	if len(pod) != 1 || pod[0].Preconditions == nil || ptr.Deref(pod[0].Preconditions.UID, "") != "uid-p" ||
 		ptr.Deref(pod[0].GracePeriodSeconds, -1) != 0 {
 		t.Errorf("pod delete options %+v, want precondition UID uid-p and grace 0", pod)
+	}
+}
+
+// TestNewExecutor_CarriesTheLocalLimitsAndStartsTheCooldownWithTheTerm: the
+// cluster owner's KUBEHZ_HEAL_* limits, the eviction timeout and the replica
+// ceiling reach the executor as set, and a term's heal memory starts when
+// the term does, so a new leader waits a whole cooldown before its first
+// heal. The end-to-end suites run with the floors at the contract's own and
+// a zero cooldown, so only this sees the wiring.
+func TestNewExecutor_CarriesTheLocalLimitsAndStartsTheCooldownWithTheTerm(t *testing.T) {
+	cfg := settings{Common: config.Common{MDNamespace: "kube-system", Namespace: "kubehz-system"}, MaxReplicas: 40, HealEvictionTimeout: 7 * time.Minute,
+		HealLimits: HealLimits{MaxInFlight: 2, MinCooldown: 11 * time.Minute, MinStartupTimeout: 12 * time.Minute, MinUnhealthyAfter: 13 * time.Minute}}
+	a := &actor{cfg: cfg, log: slog.New(slog.DiscardHandler), identity: "me", client: fake.NewClientset(),
+		dyn:   dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
+		state: newStateFile(filepath.Join(t.TempDir(), "state"), "me", "test", time.Now(), slog.New(slog.DiscardHandler))}
+	before := time.Now()
+	e := a.newExecutor(t.Context(), nil)
+	after := time.Now()
+	want := heal.Limits{MaxInFlight: 2, MinCooldown: 11 * time.Minute, MinStartupTimeout: 12 * time.Minute, MinUnhealthyAfter: 13 * time.Minute}
+	if e.HealLimits != want {
+		t.Errorf("heal limits %+v, want %+v", e.HealLimits, want)
+	}
+	if e.EvictionTimeout != 7*time.Minute || e.MaxReplicas != 40 || e.Namespace != "kube-system" {
+		t.Errorf("eviction timeout %s, max replicas %d, namespace %q; want 7m, 40, kube-system", e.EvictionTimeout, e.MaxReplicas, e.Namespace)
+	}
+	if since := e.Memory.Since; since.Before(before) || since.After(after) {
+		t.Errorf("the term's heal memory starts at %s, not when the term did (%s to %s)", since, before, after)
 	}
 }

@@ -33,66 +33,41 @@ func TestHeal_TheControllersJoinTimeoutAndTheActorNeverDeleteAMachineTwice(t *te
 		t.Fatal(err)
 	}
 	startObserver(t, sim)
-	startActor(t, sim, "actor-join")
+	actor := startActor(t, sim, "actor-join")
 
-	// Three minutes: about three generations of joinless Machines.
-	time.Sleep(3 * time.Minute)
+	// Until three Machines were deleted (about three generations of
+	// joinless ones) and the actor decided to delete at least one: either
+	// it sent its delete, or it decided on the cache and then, on the
+	// direct read every delete waits for, found the controller's delete
+	// already made. Which side wins each race is timing; that both ran is
+	// the control.
+	var deletes joinDeletes
+	overturned := 0
+	waitFor(t, "three joinless Machines deleted, and the actor deciding to delete one", 8*time.Minute, func() bool {
+		time.Sleep(2 * time.Second) // the audit log is read whole each time
+		deletes = readJoinDeletes(t, start)
+		overturned = strings.Count(actor.Output(), "A fresh read changed the heal decision")
+		return len(deletes.byMachine) >= 3 && (deletes.actorTried > 0 || overturned > 0)
+	})
 	world.HoldJoins("pool-b", false)
 	waitFor(t, "pool-b has 2 Ready workers once its servers boot", 3*time.Minute,
 		func() bool { return readyReplacement(t, world, "pool-b", 2, "") })
+	deletes = readJoinDeletes(t, start)
+	byMachine := deletes.byMachine
 
-	events, err := kube.ReadAudit(suite.auditLog, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type deleted struct {
-		actor, controller int
-		controllerDone    time.Time // when the controller's first accepted delete completed
-	}
-	byMachine := map[string]*deleted{}
-	var accepted []kube.AuditEvent
-	var order []string
-	actorTried := 0 // the actor's Machine deletes, accepted or refused
-	for _, e := range events {
-		if e.RequestReceived.Before(start) || e.Verb != "delete" || e.Resource() != "machines" {
-			continue
-		}
-		if e.Actor() == kube.ActorUser {
-			actorTried++
-		}
-		if e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
-			continue
-		}
-		d := byMachine[e.ObjectRef.Name]
-		if d == nil {
-			d = &deleted{}
-			byMachine[e.ObjectRef.Name] = d
-		}
-		switch e.Actor() {
-		case kube.ActorUser:
-			d.actor++
-		case kube.MachineControllerUser:
-			d.controller++
-			if d.controllerDone.IsZero() || e.StageTimestamp.Before(d.controllerDone) {
-				d.controllerDone = e.StageTimestamp
-			}
-		}
-		accepted = append(accepted, e)
-		order = append(order, e.Actor()+" "+e.ObjectRef.Name)
-	}
 	// "Already deleted" is a controller delete that had completed before the
 	// actor's request arrived. The audit log lists records as responses
 	// complete, so two overlapping deletes may be listed in either order;
 	// between those, etcd decides, and the actor's resourceVersion
 	// precondition makes its delete fail if the controller's came first.
-	for _, e := range accepted {
+	for _, e := range deletes.accepted {
 		d := byMachine[e.ObjectRef.Name]
 		if e.Actor() == kube.ActorUser && d.controller > 0 && d.controllerDone.Before(e.RequestReceived) {
 			t.Errorf("the actor deleted Machine %s at %s, after machine-controller's delete had completed at %s",
 				e.ObjectRef.Name, e.RequestReceived.Format(time.RFC3339Nano), d.controllerDone.Format(time.RFC3339Nano))
 		}
 	}
-	t.Logf("accepted Machine deletes, in order: %v", order)
+	t.Logf("accepted Machine deletes, in order: %v", deletes.order)
 	var byActor, byController int
 	for name, d := range byMachine {
 		if d.actor > 1 {
@@ -105,15 +80,8 @@ func TestHeal_TheControllersJoinTimeoutAndTheActorNeverDeleteAMachineTwice(t *te
 			byController++
 		}
 	}
-	// The stimulus was live: joinless Machines were deleted, more than
-	// one generation of them. Whether the actor raced for them at all is
-	// up to timing (in one run of two it sent no delete: it decided on a
-	// fresh read that already showed the controller's), so it is logged,
-	// not required.
-	if len(byMachine) < 3 {
-		t.Fatalf("only %d joinless Machines were deleted in 3 minutes; want at least 3", len(byMachine))
-	}
-	t.Logf("the actor sent %d Machine deletes, landed or refused", actorTried)
+	t.Logf("the actor sent %d Machine deletes, landed or refused, and dropped %d decisions on a fresh read",
+		deletes.actorTried, overturned)
 	t.Logf("%d Machines deleted by the actor, %d by machine-controller alone", byActor, byController)
 
 	// No report claims a delete the actor did not make.
@@ -127,4 +95,55 @@ func TestHeal_TheControllersJoinTimeoutAndTheActorNeverDeleteAMachineTwice(t *te
 			}
 		}
 	}
+}
+
+// joinDeletes is what the audit log shows of the Machine deletes since a
+// test's start.
+type joinDeletes struct {
+	byMachine  map[string]*machineDeletes
+	accepted   []kube.AuditEvent
+	order      []string // "actor name" of each accepted delete, in log order
+	actorTried int      // the actor's Machine deletes, accepted or refused
+}
+
+type machineDeletes struct {
+	actor, controller int
+	controllerDone    time.Time // when the controller's first accepted delete completed
+}
+
+func readJoinDeletes(t *testing.T, start time.Time) joinDeletes {
+	t.Helper()
+	events, err := kube.ReadAudit(suite.auditLog, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := joinDeletes{byMachine: map[string]*machineDeletes{}}
+	for _, e := range events {
+		if e.RequestReceived.Before(start) || e.Verb != "delete" || e.Resource() != "machines" {
+			continue
+		}
+		if e.Actor() == kube.ActorUser {
+			out.actorTried++
+		}
+		if e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
+			continue
+		}
+		d := out.byMachine[e.ObjectRef.Name]
+		if d == nil {
+			d = &machineDeletes{}
+			out.byMachine[e.ObjectRef.Name] = d
+		}
+		switch e.Actor() {
+		case kube.ActorUser:
+			d.actor++
+		case kube.MachineControllerUser:
+			d.controller++
+			if d.controllerDone.IsZero() || e.StageTimestamp.Before(d.controllerDone) {
+				d.controllerDone = e.StageTimestamp
+			}
+		}
+		out.accepted = append(out.accepted, e)
+		out.order = append(out.order, e.Actor()+" "+e.ObjectRef.Name)
+	}
+	return out
 }

@@ -271,6 +271,9 @@ type fakeWorld struct {
 	// liveNodes, when set, is what a direct Node read sees while the cache
 	// (nodes) lags behind it.
 	liveNodes map[string]*cluster.Node
+	// gotNodes, when set, is what the Node read just before a delete sees:
+	// a node that came back after the direct List.
+	gotNodes map[string]*cluster.Node
 	// liveMachines, when set, is what a direct Machine List sees.
 	liveMachines map[string]*cluster.Machine
 	freshErr     error // fails every direct List
@@ -441,6 +444,9 @@ func (c *fakeNodes) Get(_ context.Context, name string) (*cluster.Node, error) {
 	if c.w.liveNodes != nil {
 		src = c.w.liveNodes
 	}
+	if c.w.gotNodes != nil {
+		src = c.w.gotNodes
+	}
 	n, ok := src[name]
 	if !ok {
 		return nil, nil
@@ -564,6 +570,7 @@ type healHarness struct {
 	clock   *fakeClock
 	version *fakeVersion
 	patcher *mdPatcher
+	logs    *testkit.Logs
 }
 
 func newHealHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarness {
@@ -573,6 +580,7 @@ func newHealHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarnes
 		world:   newWorld(),
 		clock:   &fakeClock{now: start},
 		version: &fakeVersion{version: "v1.35.2"},
+		logs:    &testkit.Logs{},
 	}
 	h.patcher = &mdPatcher{c: h.cluster, err: map[string]error{}}
 	h.exec = h.newExecutor(t, heal.NewMemory(start))
@@ -585,7 +593,7 @@ func (h *healHarness) newExecutor(t *testing.T, mem *heal.Memory) *execute.Execu
 	return &execute.Executor{
 		Base: t.Context(), Fence: h.fence, Store: h.store, MDs: h.cluster, Patcher: h.patcher,
 		Events: h.events, Publisher: h.publisher, Namespace: mdNamespace, MaxReplicas: 50,
-		Log:      slog.New(slog.DiscardHandler),
+		Log:      h.logs.Logger(),
 		Machines: &fakeMachines{h.world}, Nodes: &fakeNodes{h.world}, Deleter: h.world,
 		Pods: &fakePods{h.world}, Version: h.version,
 		Memory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,

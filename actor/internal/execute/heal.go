@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"slices"
 
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/heal"
@@ -42,7 +43,13 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 		w = fresh
 		o = w.observed(e.Namespace)
 		o.Removing = removing.in(w)
-		d = heal.Decide(o, policy, e.Memory, now)
+		cached := d
+		if d = heal.Decide(o, policy, e.Memory, now); !slices.Equal(deleted(cached), deleted(d)) {
+			// Someone else's delete (machine-controller's join timeout, a
+			// scale-down) or a node that came back, seen before acting.
+			e.Log.Info("A fresh read changed the heal decision; deleting only what it shows",
+				"cached", deleted(cached), "fresh", deleted(d))
+		}
 	}
 	e.Store.Prune(wire.ActionHeal, d.Keep)
 	e.limited(d.Limited)
@@ -57,6 +64,17 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 			"candidates", held, "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
 	}
 	e.remediate(ctx, d, o, doc.Revision)
+}
+
+// deleted names, in order, the Machines d deletes.
+func deleted(d heal.Decision) []string {
+	var out []string
+	for _, st := range d.Steps {
+		if st.Delete != nil {
+			out = append(out, st.Delete.Machine)
+		}
+	}
+	return out
 }
 
 // deletes reports whether d sends any delete.

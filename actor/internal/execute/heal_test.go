@@ -423,7 +423,10 @@ func TestHeal_RecoveredNodeLosesItsPendingReportAndDoneReportsStay(t *testing.T)
 	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, want)
 }
 
-func TestHeal_FreshNodeReadOverridesAStaleCache(t *testing.T) {
+// A decision made on the cache is made again on a direct List before any
+// delete, and a List that no longer shows the node unhealthy deletes
+// nothing and says why.
+func TestHeal_AFreshListOverridesAStaleCache(t *testing.T) {
 	down := start.Add(-10 * time.Minute)
 	cases := map[string]map[string]*cluster.Node{
 		"the node is Ready again":         {"node-1": node("node-1", "True", start)},
@@ -448,6 +451,42 @@ func TestHeal_FreshNodeReadOverridesAStaleCache(t *testing.T) {
 			if mem := h.exec.Memory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
 				t.Errorf("memory changed: last heals %v, tracked %v", mem.LastHeal, mem.Tracked)
 			}
+			if n := h.logs.Count("A fresh read changed the heal decision", `"cached":["pool-a-m1"]`); n != 1 {
+				t.Errorf("%d log lines saying the fresh read changed the decision, want 1", n)
+			}
+		})
+	}
+}
+
+// The node is read once more just before its Machine's delete, after the
+// direct List: one that came back in between keeps its Machine, reported
+// pending for the next pass to decide again.
+func TestHeal_ANodeThatCameBackAfterTheListKeepsItsMachine(t *testing.T) {
+	down := start.Add(-10 * time.Minute)
+	for name, got := range map[string]map[string]*cluster.Node{
+		"Ready again":        {"node-1": node("node-1", "True", start)},
+		"flapped since":      {"node-1": node("node-1", "False", start.Add(-time.Minute))},
+		"control: unchanged": nil,
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", 1))
+			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+			h.world.addNodes(node("node-1", "False", down))
+			h.world.gotNodes = got
+
+			h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
+			if got == nil {
+				if len(h.world.machineDeletes) != 1 {
+					t.Errorf("deletes %+v, want pool-a-m1's", h.world.machineDeletes)
+				}
+				return
+			}
+			if len(h.world.machineDeletes) != 0 || h.world.nodeGets == 0 {
+				t.Errorf("deletes %+v after %d node reads; want none after one", h.world.machineDeletes, h.world.nodeGets)
+			}
+			checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{
+				{"pool-a-m1", wire.StatusPending, 7, "recovered or changed since it was read"},
+			})
 		})
 	}
 }
