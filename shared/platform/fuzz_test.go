@@ -3,8 +3,10 @@ package platform
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kubehz.dev/agent/shared/wire"
 )
@@ -50,6 +52,27 @@ func FuzzParseVerdict(f *testing.F) {
 			if err := json.Unmarshal(raw, &want); err != nil || want != v.Updates[i] || want.Name == "" {
 				t.Fatalf("entry %d = %#v, list holds %s", i, v.Updates[i], raw)
 			}
+		}
+	})
+}
+
+// A Retry-After header is the platform's (or a proxy's) to write: whatever
+// it says, the wait is between none and MaxRetryAfter's 5 minutes, and
+// whole delta-seconds within that are read exactly.
+func FuzzParseRetryAfter(f *testing.F) {
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	for _, seed := range []string{"", "0", "30", "300", "301", "99999999999999999999999", "-1", "1.5", " 7 ", "+3",
+		"Sat, 05 Dec 2026 12:00:30 GMT", "Sat, 05 Dec 2026 11:00:00 GMT", "Friday, 31-Dec-99 23:59:59 GMT",
+		"Mon Jan  2 15:04:05 2006", "\x00", "３０"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		got := parseRetryAfter(value, now)
+		if got < 0 || got > 5*time.Minute {
+			t.Fatalf("parseRetryAfter(%q) = %s, outside 0..5m", value, got)
+		}
+		if n, err := strconv.Atoi(value); err == nil && isDigits(value) && n <= 300 && got != time.Duration(n)*time.Second {
+			t.Fatalf("parseRetryAfter(%q) = %s, want %ds", value, got, n)
 		}
 	})
 }

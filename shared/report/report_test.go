@@ -3,6 +3,7 @@ package report_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,8 +67,8 @@ func TestDecode(t *testing.T) {
 		{name: "a list", data: `[{"type":"scale"}]`, problems: []report.Problem{{report.NotObject, 1}}},
 		{name: "a string", data: `"x"`, problems: []report.Problem{{report.NotObject, 1}}},
 		{
-			name:     "over MaxBytes even when valid",
-			data:     doc(entry("scale", "pool-a", "done")) + strings.Repeat(" ", report.MaxBytes),
+			name:     "over 64 KiB even when valid",
+			data:     doc(entry("scale", "pool-a", "done")) + strings.Repeat(" ", 64<<10),
 			problems: []report.Problem{{report.TooLarge, 1}},
 		},
 		{
@@ -216,7 +217,7 @@ func TestEncode_AppliesTheDecodeRules(t *testing.T) {
 
 // Every string at its cap and every character a six-byte \u00XX escape is
 // the largest document Encode can produce; it must still fit.
-func TestEncode_WorstCaseFitsMaxBytes(t *testing.T) {
+func TestEncode_WorstCaseFitsSixtyFourKiB(t *testing.T) {
 	esc := func(n int, tag rune) string { return string(tag) + strings.Repeat("\x01", n-1) }
 	d := report.Document{Revision: 10_000_000, Holder: esc(253, 'h'), UpdatedAt: at}
 	for i := range 20 {
@@ -229,8 +230,8 @@ func TestEncode_WorstCaseFitsMaxBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s) > report.MaxBytes || len(s) < 60_000 {
-		t.Fatalf("worst case is %d bytes; want just under %d", len(s), report.MaxBytes)
+	if len(s) > 64<<10 || len(s) < 60_000 {
+		t.Fatalf("worst case is %d bytes; want just under 64 KiB", len(s))
 	}
 	if got, problems := report.Decode(s); problems != nil || !reflect.DeepEqual(got, d) {
 		t.Fatalf("worst case does not round-trip: %v", problems)
@@ -276,6 +277,22 @@ func TestSendable_IsAKnownTypeAndStatusWithATarget(t *testing.T) {
 		}
 		if doc, err := report.Encode(report.Document{Actions: []wire.Action{a}}); err != nil || strings.Contains(doc, `"status"`) != tc.want {
 			t.Errorf("Encode of %+v = %s, %v; kept %t, want %t", a, doc, err, strings.Contains(doc, `"status"`), tc.want)
+		}
+	}
+}
+
+// The contract's 64 KiB bound on the reports document, at its edge: 65,536
+// bytes are read, 65,537 are too large.
+func TestDecode_SixtyFourKiBIsTheEdge(t *testing.T) {
+	base := `{"revision":3}`
+	for _, tc := range []struct {
+		size     int
+		tooLarge bool
+	}{{64 << 10, false}, {64<<10 + 1, true}} {
+		data := base + strings.Repeat(" ", tc.size-len(base))
+		_, problems := report.Decode(data)
+		if got := slices.ContainsFunc(problems, func(p report.Problem) bool { return p.Reason == report.TooLarge }); got != tc.tooLarge {
+			t.Errorf("%d bytes: too large %v, want %v (problems %v)", tc.size, got, tc.tooLarge, problems)
 		}
 	}
 }

@@ -98,7 +98,7 @@ func TestDecode_RefusesWhatCannotBeActedOn(t *testing.T) {
 		{name: "flag as a string", body: `{"execution":{"scaling":"true"}}`, want: "decode"},
 		{name: "negative revision", body: `{"revision":-1}`, want: "revision -1 is negative"},
 		{name: "healing out of bounds", body: `{"healing":{"maxUnhealthy":1001}}`, want: "maxUnhealthy 1001"},
-		{name: "over 1 MiB", body: `{"revision":1}` + strings.Repeat(" ", desired.MaxBytes), want: "exceeds"},
+		{name: "over 1 MiB", body: `{"revision":1}` + strings.Repeat(" ", 1<<20), want: "exceeds"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -694,6 +694,39 @@ func TestHeal_StormBrakeCountsEveryNotReadyWorkerAcrossPasses(t *testing.T) {
 	}
 }
 
+// The brake counts workers that are down: a Node that has posted no Ready
+// condition yet (just registered), a control-plane Node, and the Node of a
+// control-plane Machine that machine-controller has not linked yet are not
+// counted. With one candidate and maxUnhealthy 1, any of them counted
+// would trip the brake; one more NotReady worker does (the control).
+func TestHeal_StormBrakeCountsOnlyWorkersThatAreDown(t *testing.T) {
+	past := now.Add(-5 * time.Minute)
+	cpUnlinked := controlPlane(joinless("cp-m", "workers", now.Add(-time.Hour)))
+	cpNode := Node{Name: "cp-m", Ready: ReadyFalse, Since: past} // named after its Machine, no nodeRef yet
+	for _, tc := range []struct {
+		name  string
+		extra []Node
+		storm bool
+	}{
+		{"a Node without a Ready condition", []Node{{Name: "fresh"}}, false},
+		{"a control-plane Node", []Node{{Name: "cp-1", ControlPlane: true, Ready: ReadyFalse, Since: past}}, false},
+		{"the unlinked Node of a control-plane Machine", []Node{cpNode}, false},
+		{"control: another NotReady worker", []Node{notReady("other", past)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Observed{
+				Machines: []Machine{machine("m1", "workers", "n1"), cpUnlinked},
+				Nodes:    nodesOf(append([]Node{notReady("n1", past)}, tc.extra...)...),
+				MDs:      workerPools("workers"),
+			}
+			d := Decide(o, with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }), oldMemory(), now)
+			if d.Storm != tc.storm {
+				t.Errorf("storm %v, want %v: %s", d.Storm, tc.storm, decisionString(d))
+			}
+		})
+	}
+}
+
 // TestHeal_NotReadyNodesInTheirWindowAloneMakeNoStorm: Nodes still in their
 // window (workers joining a scale-up are NotReady for a while) count toward
 // a storm but hold nothing back on their own, so no storm is reported.

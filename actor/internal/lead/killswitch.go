@@ -82,7 +82,9 @@ func (k *KillSwitch) check() {
 	}
 	alive := false
 	for _, obj := range k.store.List() {
-		if d, ok := obj.(*deploymentRecord); ok && !d.deleting {
+		// The watch's field selector names the one Deployment; the check
+		// does too, so a lister that served more could not keep it open.
+		if d, ok := obj.(*deploymentRecord); ok && d.name == k.name && !d.deleting {
 			alive = true
 		}
 	}

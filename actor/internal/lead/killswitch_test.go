@@ -64,6 +64,13 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 			existing: []runtime.Object{deployment(testNamespace)},
 		},
 		{
+			// The watch asks the apiserver for the one name; a lister that
+			// served every Deployment (the fake does) must still count only it.
+			name:       "only another Deployment of the namespace fences",
+			existing:   []runtime.Object{&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: "observer"}}},
+			wantAtSync: true, wantAfterward: true,
+		},
+		{
 			name:       "marked for deletion at the first sync fences",
 			existing:   []runtime.Object{markedForDeletion(deployment(testNamespace))},
 			wantAtSync: true, wantAfterward: true,

@@ -174,7 +174,7 @@ func TestWatcher_LogsEachDecodeProblemOnceAndNeverTheData(t *testing.T) {
 }
 
 func TestWatcher_OversizedReportIsDroppedWhole(t *testing.T) {
-	huge := `{"revision":7,"actions":[]}` + strings.Repeat(" ", report.MaxBytes)
+	huge := `{"revision":7,"actions":[]}` + strings.Repeat(" ", 64<<10)
 	h := start(t, leaseObj(holderA, t0, 15), rawCM(ns, report.ConfigMapName, huge))
 	h.run.Stop()
 	if got := h.w.Actions(h.clk.Now()); got != nil {

@@ -135,3 +135,23 @@ func TestEventFrom_AMachineEventOutsideTheMDNamespaceKeepsNoMachine(t *testing.T
 		t.Errorf("a Machine Warning in namespace tenant kept %+v; want no Machine and no message", got)
 	}
 }
+
+// The observer's own event store keeps at most 2,000 records past the MD
+// namespace's Machine events, trimming to 1,800 once a flood passes that.
+func TestCache_KeepsAtMostTwoThousandWarningEvents(t *testing.T) {
+	c := New(Source{}, Options{Events: opts(false), Now: func() time.Time { return t0.Add(time.Hour) }})
+	for i := range 2000 {
+		if err := c.events.Add(eventAt("tenant", fmt.Sprintf("e%04d", i), t0.Add(time.Duration(i)*time.Millisecond))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.events.len(); n != 2000 {
+		t.Fatalf("control: %d records of 2,000", n)
+	}
+	if err := c.events.Add(eventAt("tenant", "e2000", t0.Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.events.len(); n != 1800 {
+		t.Errorf("%d records after the 2,001st, want 1,800", n)
+	}
+}
