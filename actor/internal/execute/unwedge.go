@@ -47,7 +47,7 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 			continue
 		}
 		t.Attempted = true
-		deleted, failed, forbidden, untouched := e.forceDelete(ctx, stuck)
+		deleted, failed, left, forbidden, untouched := e.forceDelete(ctx, t.Node, stuck)
 		if untouched {
 			// The lease check failed before any delete was sent, which is not
 			// the unwedge failing: keep the one attempt for the next pass.
@@ -55,7 +55,7 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 			e.Log.Warn("Eviction unwedge deferred: the write fence refused; trying again next poll", "machine", name, "node", t.Node)
 			continue
 		}
-		a, reason := heal.Unwedged(name, t, deleted, failed, now, rev), "KubehzUnwedged"
+		a, reason := heal.Unwedged(name, t, deleted, failed, left, now, rev), "KubehzUnwedged"
 		if forbidden {
 			a, reason = heal.UnwedgeForbidden(name, t, "delete", deleted, now, rev), "KubehzUnwedgeForbidden"
 			e.Log.Error("Eviction unwedge forbidden: cannot delete pods; never retried for this machine", "machine", name, "node", t.Node,
@@ -63,7 +63,7 @@ func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now 
 		}
 		e.Store.Upsert(a)
 		e.machineEvent(ctx, o, a, forbidden, reason)
-		e.Log.Info("Eviction unwedge", "machine", name, "node", t.Node, "forceDeleted", deleted, "failed", failed)
+		e.Log.Info("Eviction unwedge", "machine", name, "node", t.Node, "forceDeleted", deleted, "failed", failed, "left", left)
 	}
 }
 
@@ -112,12 +112,20 @@ func (e *Executor) stillUnreachable(ctx context.Context, node string, now time.T
 // Forbidden stops at once, and so does a fence that refuses: the pods left
 // are counted failed. untouched says the fence refused before any delete was
 // sent; a delete the apiserver answered, even with 404, was an attempt.
-func (e *Executor) forceDelete(ctx context.Context, pods []heal.Pod) (deleted, failed int, forbidden, untouched bool) {
+//
+// A hundred deletes, each behind the fence's two reads, take a while on a
+// slow apiserver, and a node that comes back meanwhile may run the pods
+// still to go: the node is read again before every unwedgeRecheck-th
+// delete, and once it no longer reads unreachable the rest are left.
+func (e *Executor) forceDelete(ctx context.Context, node string, pods []heal.Pod) (deleted, failed, left int, forbidden, untouched bool) {
 	for i, p := range pods {
 		e.step()
+		if i > 0 && i%unwedgeRecheck == 0 && !e.stillUnreachable(ctx, node, e.now()) {
+			return deleted, failed, len(pods) - i, false, false
+		}
 		wctx, cancel, err := e.Fence.Write(ctx)
 		if err != nil {
-			return deleted, failed + len(pods) - i, false, i == 0
+			return deleted, failed + len(pods) - i, 0, false, i == 0
 		}
 		err = e.Deleter.DeletePod(wctx, p.Namespace, p.Name, p.UID)
 		cancel()
@@ -126,12 +134,16 @@ func (e *Executor) forceDelete(ctx context.Context, pods []heal.Pod) (deleted, f
 			deleted++
 		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
 		case apierrors.IsForbidden(err):
-			return deleted, failed, true, false
+			return deleted, failed, 0, true, false
 		case errors.Is(err, context.Canceled):
-			return deleted, failed + len(pods) - i, false, false // the term is ending
+			return deleted, failed + len(pods) - i, 0, false, false // the term is ending
 		default:
 			failed++
 		}
 	}
-	return deleted, failed, false, false
+	return deleted, failed, 0, false, false
 }
+
+// unwedgeRecheck is how many pods the unwedge force-deletes between two
+// reads of their node.
+const unwedgeRecheck = 10

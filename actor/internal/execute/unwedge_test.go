@@ -99,6 +99,37 @@ func TestUnwedge_ReportsPodsThatFailedToDelete(t *testing.T) {
 	})
 }
 
+// Force-deleting many pods takes a while, and a node that comes back
+// meanwhile may run those still to go: the node is read again every 10
+// deletes, and once it reads Ready the rest are left, said in the report.
+// While it stays down, all 25 go (the control).
+func TestUnwedge_ANodeThatComesBackMidwayKeepsThePodsStillToGo(t *testing.T) {
+	for _, comesBack := range []bool{false, true} {
+		t.Run(fmt.Sprintf("comes back %v", comesBack), func(t *testing.T) {
+			h, doc := healedWithStuckPods(t)
+			h.world.pods = nil
+			for i := range 25 {
+				h.world.pods = append(h.world.pods, stuckPod("apps", fmt.Sprintf("web-%02d", i), "node-1"))
+			}
+			h.world.slow = func() {
+				if comesBack && len(h.world.podDeletes) == 12 {
+					h.world.gotNodes = map[string]*cluster.Node{"node-1": node("node-1", "True", h.clock.now)}
+				}
+			}
+			h.clock.advance(300 * time.Second)
+			h.exec.Execute(t.Context(), doc)
+			want, detail := 25, "unwedged|25 pod(s)|node-1"
+			if comesBack {
+				want, detail = 20, "unwedged|20 pod(s)|(5 left: the node no longer reads unreachable)"
+			}
+			if n := len(h.world.podDeletes); n != want {
+				t.Errorf("%d pods force-deleted, want %d", n, want)
+			}
+			checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, detail}})
+		})
+	}
+}
+
 func TestUnwedge_TracksOnlyMachinesThisExecutorDeleted(t *testing.T) {
 	cases := []struct {
 		name        string

@@ -78,12 +78,16 @@ func Stuck(pods []Pod, node string) []Pod {
 }
 
 // Unwedged is the heal report, still done, after the unwedge force-deleted
-// deleted pods (failed more could not be).
-func Unwedged(machine string, t *Tracked, deleted, failed int, now time.Time, rev int64) wire.Action {
+// deleted pods (failed more could not be, and left more were not tried:
+// the node no longer read unreachable).
+func Unwedged(machine string, t *Tracked, deleted, failed, left int, now time.Time, rev int64) wire.Action {
 	detail := fmt.Sprintf("deleted Machine (%s); eviction unwedged after %s: force-deleted %d pod(s) stuck Terminating on unreachable node %s",
 		t.Cause, round(now.Sub(t.DeletedAt)), deleted, t.Node)
 	if failed > 0 {
 		detail += fmt.Sprintf(" (%d failed)", failed)
+	}
+	if left > 0 {
+		detail += fmt.Sprintf(" (%d left: the node no longer reads unreachable)", left)
 	}
 	return action(machine, wire.StatusDone, detail, rev)
 }

@@ -233,7 +233,7 @@ func TestHeal_UnwedgeReportsStayDone(t *testing.T) {
 	}{
 		{
 			name: "unwedged with none failed",
-			got:  Unwedged("m1", tr, 2, 0, now, testRev),
+			got:  Unwedged("m1", tr, 2, 0, 0, now, testRev),
 			want: report("m1", wire.StatusDone, "deleted Machine ("+cause+
 				"); eviction unwedged after 6m29s: force-deleted 2 pod(s) stuck Terminating on unreachable node node-x"),
 			words: []string{"unwedged", "2 pod(s)", "node-x"},
@@ -241,7 +241,7 @@ func TestHeal_UnwedgeReportsStayDone(t *testing.T) {
 		},
 		{
 			name: "unwedged with one failed",
-			got:  Unwedged("m1", tr, 2, 1, now, testRev),
+			got:  Unwedged("m1", tr, 2, 1, 0, now, testRev),
 			want: report("m1", wire.StatusDone, "deleted Machine ("+cause+
 				"); eviction unwedged after 6m29s: force-deleted 2 pod(s) stuck Terminating on unreachable node node-x (1 failed)"),
 			words: []string{"unwedged", "2 pod(s)", "node-x", " (1 failed)"},
