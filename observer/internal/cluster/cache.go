@@ -88,14 +88,12 @@ func (c *Cache) add(example runtime.Object, t cache.TransformFunc, lw cache.List
 	return store
 }
 
-// sameRecord reports whether an update left a record as it was.
+// sameRecord reports whether an update left a node record as it was; the
+// informers here hold nodes only (pods and events have stores of their own).
 func sameRecord(old, new any) bool {
-	switch o := old.(type) {
-	case *Node:
-		n, ok := new.(*Node)
-		return ok && *o == *n
-	}
-	return false
+	o, ok := old.(*Node)
+	n, ok2 := new.(*Node)
+	return ok && ok2 && *o == *n
 }
 
 // Run runs every informer until ctx is done.
