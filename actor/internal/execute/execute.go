@@ -58,6 +58,9 @@ type Executor struct {
 	rolls upgrade.Memory
 	// cpVouched is the version CPGate last vouched for, to log a change once.
 	cpVouched string
+	// evented is the last outcome recorded as an Event on each
+	// MachineDeployment this term, by type and target (news).
+	evented map[string]wire.Action
 
 	// landed is true once the store's current reports are in the ConfigMap.
 	// It starts false, so a new leader publishes its own empty document

@@ -147,7 +147,7 @@ func (e *Executor) sendPatch(ctx context.Context, namespace, md string, body []b
 // so `kubectl describe machinedeployment` says what the agent did and why.
 func (e *Executor) event(ctx context.Context, records map[string]*cluster.MachineDeployment, a wire.Action) {
 	md, ok := records[a.Target]
-	if !ok || a.Status == wire.StatusPending && a.Detail == "" {
+	if !ok || a.Status == wire.StatusPending && a.Detail == "" || !e.news(a) {
 		return
 	}
 	reason := map[string]string{
@@ -158,6 +158,27 @@ func (e *Executor) event(ctx context.Context, records map[string]*cluster.Machin
 		reason = "KubehzInSync"
 	}
 	e.Events.Event(ctx, mdObject(md), a.Status == wire.StatusFailed, reason, eventMessage(a))
+}
+
+// news reports whether a is worth an Event on its MachineDeployment: an
+// outcome other than the last one recorded for its target this term, the
+// revision aside. A new revision makes every report new to the store, and a
+// platform that bumps the revision on every poll would otherwise have each
+// pool's unchanged outcome recorded again every minute. Only targets with a
+// MachineDeployment get here, so what it keeps is bounded by the cluster.
+func (e *Executor) news(a wire.Action) bool {
+	k := a.Type + "/" + a.Target
+	prev, seen := e.evented[k]
+	cur := a
+	prev.Revision, cur.Revision = 0, 0
+	if seen && prev == cur {
+		return false
+	}
+	if e.evented == nil {
+		e.evented = map[string]wire.Action{}
+	}
+	e.evented[k] = a
+	return true
 }
 
 func mdObject(md *cluster.MachineDeployment) Object {

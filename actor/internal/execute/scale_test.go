@@ -286,3 +286,22 @@ func TestExecute_AFailedConfirmingReadLeavesTheDecisionOpen(t *testing.T) {
 		{"pool-n", wire.StatusFailed, 7, "no MachineDeployment"},
 	})
 }
+
+// A platform that bumps the revision on every poll makes every report new to
+// the store, but an outcome already recorded on its MachineDeployment this
+// term is not recorded again: a pool in sync gets one KubehzInSync over
+// three revisions, and a real change (revision 10 asks for a scale-up) is
+// news again.
+func TestExecute_ANewRevisionWithTheSameOutcomeIsNoNewEvent(t *testing.T) {
+	h := newHarness(t, newCluster(md("pool-a", 3)))
+	for rev := int64(7); rev <= 9; rev++ {
+		h.exec.Execute(t.Context(), scaling(rev, pool("pool-a", 3)))
+	}
+	if n := len(h.events.events); n != 1 || h.events.events[0].Reason != "KubehzInSync" {
+		t.Fatalf("events over three revisions of the same outcome %+v, want one KubehzInSync", h.events.events)
+	}
+	h.exec.Execute(t.Context(), scaling(10, pool("pool-a", 4)))
+	if n := len(h.events.events); n != 2 || h.events.events[1].Reason != "KubehzScaled" {
+		t.Errorf("events %+v, want a KubehzScaled for revision 10's scale-up", h.events.events)
+	}
+}

@@ -89,7 +89,7 @@ func (e *Executor) upgradeEvent(ctx context.Context, a wire.Action) {
 	default:
 		return
 	}
-	if md, ok := e.MDs.List()[a.Target]; ok {
+	if md, ok := e.MDs.List()[a.Target]; ok && e.news(a) {
 		e.Events.Event(ctx, mdObject(md), warning, reason, eventMessage(a))
 	}
 }
