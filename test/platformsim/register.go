@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 )
 
 // The registration endpoint's body, as this project names its fields (the
@@ -127,11 +129,7 @@ func jsonReply(status int, body string) reply {
 func (s *Server) Registrations() []Registration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Registration, 0, len(s.registrations))
-	for _, r := range s.registrations {
-		out = append(out, r)
-	}
-	return out
+	return slices.Collect(maps.Values(s.registrations))
 }
 
 // registered reports whether token hashes to a registered agent token:

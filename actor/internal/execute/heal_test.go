@@ -423,11 +423,19 @@ func TestHeal_RecoveredNodeLosesItsPendingReportAndDoneReportsStay(t *testing.T)
 	checkTyped(t, "published", wire.ActionHeal, h.publisher.last(t).Actions, want)
 }
 
+// oneDeadWorker is pool-a's one Machine, its node-1 NotReady for 10 minutes.
+func oneDeadWorker(t *testing.T) *healHarness {
+	t.Helper()
+	h := newHealHarness(t, poolMD("pool-a", 1))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	return h
+}
+
 // A decision made on the cache is made again on a direct List before any
 // delete, and a List that no longer shows the node unhealthy deletes
 // nothing and says why.
 func TestHeal_AFreshListOverridesAStaleCache(t *testing.T) {
-	down := start.Add(-10 * time.Minute)
 	cases := map[string]map[string]*cluster.Node{
 		"the node is Ready again":         {"node-1": node("node-1", "True", start)},
 		"the node flapped since the read": {"node-1": node("node-1", "False", start.Add(-time.Minute))},
@@ -435,9 +443,7 @@ func TestHeal_AFreshListOverridesAStaleCache(t *testing.T) {
 	}
 	for name, live := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHealHarness(t, poolMD("pool-a", 1))
-			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
-			h.world.addNodes(node("node-1", "False", down))
+			h := oneDeadWorker(t)
 			h.world.liveNodes = live
 
 			h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
@@ -462,16 +468,13 @@ func TestHeal_AFreshListOverridesAStaleCache(t *testing.T) {
 // direct List: one that came back in between keeps its Machine, reported
 // pending for the next pass to decide again.
 func TestHeal_ANodeThatCameBackAfterTheListKeepsItsMachine(t *testing.T) {
-	down := start.Add(-10 * time.Minute)
 	for name, got := range map[string]map[string]*cluster.Node{
 		"Ready again":        {"node-1": node("node-1", "True", start)},
 		"flapped since":      {"node-1": node("node-1", "False", start.Add(-time.Minute))},
 		"control: unchanged": nil,
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newHealHarness(t, poolMD("pool-a", 1))
-			h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
-			h.world.addNodes(node("node-1", "False", down))
+			h := oneDeadWorker(t)
 			h.world.gotNodes = got
 
 			h.exec.Execute(t.Context(), healing(7, healPolicy(1, 0)))
@@ -763,18 +766,26 @@ func TestHeal_ARepeatedRefusalIsNotNews(t *testing.T) {
 	}
 }
 
-// A delete whose answer never came (a timeout, a 5xx) may have landed: the
-// pool's cooldown starts, but the machine is not followed for the unwedge,
-// since this term could not tell its own delete from someone else's.
-func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
+// afterAnUnansweredDelete is a pass in which pool-a-m1's node-1 is long
+// dead and its delete is answered with a timeout; node-2 is in state node2.
+func afterAnUnansweredDelete(t *testing.T, node2 string) (*healHarness, desired.Document) {
+	t.Helper()
 	h := newHealHarness(t, poolMD("pool-a", 2))
 	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
 	down := start.Add(-10 * time.Minute)
-	h.world.addNodes(node("node-1", "False", down), node("node-2", "False", down))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", node2, down))
 	h.world.deleteErr["pool-a-m1"] = apierrors.NewServerTimeout(machineResource, "delete", 1)
 	doc := healing(7, healPolicy(2, 900))
 	h.clock.set(start.Add(16 * time.Minute))
 	h.exec.Execute(t.Context(), doc)
+	return h, doc
+}
+
+// A delete whose answer never came (a timeout, a 5xx) may have landed: the
+// pool's cooldown starts, but the machine is not followed for the unwedge,
+// since this term could not tell its own delete from someone else's.
+func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
+	h, doc := afterAnUnansweredDelete(t, "False")
 	mem := h.exec.Memory
 	if _, ok := mem.LastHeal["pool-a"]; !ok {
 		t.Fatal("no cooldown started for pool-a")
@@ -795,14 +806,7 @@ func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
 // answer is lost, and, no longer a candidate, would otherwise be withdrawn
 // without the platform ever seeing the heal done.
 func TestHeal_AnUnansweredDeleteThatLandedIsReportedDone(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 2))
-	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
-	down := start.Add(-10 * time.Minute)
-	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down))
-	h.world.deleteErr["pool-a-m1"] = apierrors.NewServerTimeout(machineResource, "delete", 1)
-	doc := healing(7, healPolicy(2, 900))
-	h.clock.set(start.Add(16 * time.Minute))
-	h.exec.Execute(t.Context(), doc)
+	h, doc := afterAnUnansweredDelete(t, "True")
 	checkTyped(t, "after the lost answer", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusFailed, 7, "delete failed"},
 	})

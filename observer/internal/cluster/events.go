@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -59,22 +60,16 @@ func (s *eventStore) Transformer() cache.TransformFunc { return s.transform }
 // kept says the bound never drops r.
 func (s *eventStore) kept(r *Event) bool { return r.InvolvedName != "" }
 
-func (s *eventStore) Add(obj any) error    { return s.put(obj) }
-func (s *eventStore) Update(obj any) error { return s.put(obj) }
+func (s *eventStore) Add(obj any) error    { return putRecord(&s.mu, s.transform, obj, s.putLocked, s.signal) }
+func (s *eventStore) Update(obj any) error { return s.Add(obj) }
 
-func (s *eventStore) put(obj any) error {
-	rec, err := s.record(obj)
-	if err != nil {
-		return err
-	}
+func (s *eventStore) putLocked(rec *Event) bool {
 	key := rec.Namespace + "/" + rec.Name
-	s.mu.Lock()
 	old, had := s.records[key]
 	if had && old.same(rec) {
 		// A recorder bumps an event's count and time on every repeat; only a
 		// change the beat would show is news.
-		s.mu.Unlock()
-		return nil
+		return false
 	}
 	if had && !s.kept(old) {
 		s.bounded--
@@ -86,9 +81,7 @@ func (s *eventStore) put(obj any) error {
 	if s.bounded > s.limit {
 		s.trimLocked()
 	}
-	s.mu.Unlock()
-	s.signal()
-	return nil
+	return true
 }
 
 // trimLocked drops the records seen longest ago, keys breaking ties so the
@@ -141,7 +134,7 @@ func (s *eventStore) Replace(items []any, _ string) error {
 	next := newEventStore(s.opts, s.now, s.limit, func() {})
 	next.records = make(map[string]*Event, min(len(items), s.limit))
 	for _, obj := range items {
-		if err := next.put(obj); err != nil {
+		if err := next.Add(obj); err != nil {
 			return err
 		}
 	}
@@ -151,24 +144,6 @@ func (s *eventStore) Replace(items []any, _ string) error {
 	s.synced.Store(true)
 	s.signal()
 	return nil
-}
-
-// record compacts obj, which may already be a record (the temporary
-// store's) or a tombstone.
-func (s *eventStore) record(obj any) (*Event, error) {
-	out, err := s.transform(obj)
-	if err != nil {
-		return nil, err
-	}
-	switch o := out.(type) {
-	case *Event:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		if e, ok := o.Obj.(*Event); ok {
-			return e, nil
-		}
-	}
-	return nil, informer.ErrUnexpected
 }
 
 func (s *eventStore) Resync() error { return nil }
@@ -187,11 +162,7 @@ func (s *eventStore) List() []any {
 func (s *eventStore) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.records))
-	for k := range s.records {
-		out = append(out, k)
-	}
-	return out
+	return slices.Collect(maps.Keys(s.records))
 }
 
 func (s *eventStore) Get(obj any) (any, bool, error) {

@@ -183,22 +183,11 @@ func (s *podStore) hash(key string) podKey {
 	return podKey{uint32(a), uint32(a >> 32), uint32(b)}
 }
 
-func (s *podStore) Add(obj any) error    { return s.put(obj) }
-func (s *podStore) Update(obj any) error { return s.put(obj) }
+func (s *podStore) Add(obj any) error    { return putRecord(&s.mu, podTransform, obj, s.putLocked, s.signal) }
+func (s *podStore) Update(obj any) error { return s.Add(obj) }
 
-func (s *podStore) put(obj any) error {
-	rec, err := s.record(obj)
-	if err != nil {
-		return err
-	}
-	key := s.hash(rec.Key)
-	s.mu.Lock()
-	changed := s.counts.put(key, rec.Namespace(), rec.Phase)
-	s.mu.Unlock()
-	if changed {
-		s.signal()
-	}
-	return nil
+func (s *podStore) putLocked(rec *Pod) bool {
+	return s.counts.put(s.hash(rec.Key), rec.Namespace(), rec.Phase)
 }
 
 func (s *podStore) Delete(obj any) error {
@@ -234,23 +223,7 @@ func (s *podStore) Replace(items []any, _ string) error {
 	return nil
 }
 
-// record compacts obj, which may already be a record (the temporary
-// store's) or a tombstone.
-func (s *podStore) record(obj any) (*Pod, error) {
-	out, err := podTransform(obj)
-	if err != nil {
-		return nil, err
-	}
-	switch o := out.(type) {
-	case *Pod:
-		return o, nil
-	case cache.DeletedFinalStateUnknown:
-		if p, ok := o.Obj.(*Pod); ok {
-			return p, nil
-		}
-	}
-	return nil, informer.ErrUnexpected
-}
+func (s *podStore) record(obj any) (*Pod, error) { return recordOf[*Pod](podTransform, obj) }
 
 func (s *podStore) Resync() error { return nil }
 

@@ -5,9 +5,13 @@
 package cluster
 
 import (
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"kubehz.dev/agent/shared/informer"
 )
 
 // Node is everything the heartbeat reads from a Node, already in wire form.
@@ -57,4 +61,41 @@ func (n *Node) GetObjectMeta() metav1.Object { return &metav1.ObjectMeta{Name: n
 // GetObjectMeta implements metav1.ObjectMetaAccessor.
 func (e *Event) GetObjectMeta() metav1.Object {
 	return &metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name}
+}
+
+// recordOf compacts obj through transform for a store of T records: obj may
+// already be a record (a reflector's temporary store holds them) or a
+// tombstone of one.
+func recordOf[T any](transform cache.TransformFunc, obj any) (T, error) {
+	var zero T
+	out, err := transform(obj)
+	if err != nil {
+		return zero, err
+	}
+	switch o := out.(type) {
+	case T:
+		return o, nil
+	case cache.DeletedFinalStateUnknown:
+		if r, ok := o.Obj.(T); ok {
+			return r, nil
+		}
+	}
+	return zero, informer.ErrUnexpected
+}
+
+// putRecord compacts obj through transform and hands the record to put under
+// mu, then signals when put says the store changed: how both reflector
+// stores take an add or an update.
+func putRecord[T any](mu *sync.RWMutex, transform cache.TransformFunc, obj any, put func(T) bool, signal func()) error {
+	rec, err := recordOf[T](transform, obj)
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	changed := put(rec)
+	mu.Unlock()
+	if changed {
+		signal()
+	}
+	return nil
 }
