@@ -146,16 +146,17 @@ func (e *Executor) sendPatch(ctx context.Context, namespace, md string, body []b
 // event records every act and refusal on the MachineDeployment it concerns,
 // so `kubectl describe machinedeployment` says what the agent did and why.
 func (e *Executor) event(ctx context.Context, records map[string]*cluster.MachineDeployment, a wire.Action) {
-	md, ok := records[a.Target]
-	if !ok || a.Status == wire.StatusPending && a.Detail == "" || !e.news(a) {
-		return
-	}
+	// A scale is in progress only until its patch is answered, and only
+	// the answer is recorded.
 	reason := map[string]string{
-		wire.StatusDone: "KubehzScaled", wire.StatusFailed: "KubehzRefused",
-		wire.StatusInProgress: "KubehzScaling", wire.StatusPending: "KubehzPending",
+		wire.StatusDone: "KubehzScaled", wire.StatusFailed: "KubehzRefused", wire.StatusPending: "KubehzPending",
 	}[a.Status]
 	if a.Status == wire.StatusDone && strings.HasPrefix(a.Detail, "already at") {
 		reason = "KubehzInSync"
+	}
+	md, ok := records[a.Target]
+	if !ok || reason == "" || a.Status == wire.StatusPending && a.Detail == "" || !e.news(a) {
+		return
 	}
 	e.Events.Event(ctx, mdObject(md), a.Status == wire.StatusFailed, reason, eventMessage(a))
 }
