@@ -60,7 +60,9 @@ func (s *eventStore) Transformer() cache.TransformFunc { return s.transform }
 // kept says the bound never drops r.
 func (s *eventStore) kept(r *Event) bool { return r.InvolvedName != "" }
 
-func (s *eventStore) Add(obj any) error    { return putRecord(&s.mu, s.transform, obj, s.putLocked, s.signal) }
+func (s *eventStore) Add(obj any) error {
+	return putRecord(&s.mu, s.transform, obj, s.putLocked, s.signal)
+}
 func (s *eventStore) Update(obj any) error { return s.Add(obj) }
 
 func (s *eventStore) putLocked(rec *Event) bool {

@@ -183,7 +183,9 @@ func (s *podStore) hash(key string) podKey {
 	return podKey{uint32(a), uint32(a >> 32), uint32(b)}
 }
 
-func (s *podStore) Add(obj any) error    { return putRecord(&s.mu, podTransform, obj, s.putLocked, s.signal) }
+func (s *podStore) Add(obj any) error {
+	return putRecord(&s.mu, podTransform, obj, s.putLocked, s.signal)
+}
 func (s *podStore) Update(obj any) error { return s.Add(obj) }
 
 func (s *podStore) putLocked(rec *Pod) bool {

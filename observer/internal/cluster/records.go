@@ -73,12 +73,12 @@ func recordOf[T any](transform cache.TransformFunc, obj any) (T, error) {
 		return zero, err
 	}
 	switch o := out.(type) {
-	case T:
-		return o, nil
 	case cache.DeletedFinalStateUnknown:
 		if r, ok := o.Obj.(T); ok {
 			return r, nil
 		}
+	case T:
+		return o, nil
 	}
 	return zero, informer.ErrUnexpected
 }
