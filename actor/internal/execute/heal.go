@@ -29,7 +29,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)
 	d := heal.Decide(o, policy, e.Memory, now)
-	if deletes(d) {
+	if len(deleted(d)) > 0 {
 		// The storm brake and the budget count every Machine and Node: an
 		// informer whose watch broke would serve a calm cluster in the
 		// middle of an outage. A delete is only ever decided on a direct
@@ -75,16 +75,6 @@ func deleted(d heal.Decision) []string {
 		}
 	}
 	return out
-}
-
-// deletes reports whether d sends any delete.
-func deletes(d heal.Decision) bool {
-	for _, st := range d.Steps {
-		if st.Delete != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // remediate walks the decided steps with halt-on-failure: every delete that
