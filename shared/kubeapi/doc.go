@@ -9,11 +9,11 @@
 // touches held about 10 MiB of the observer's resident memory before it read
 // a single object, and k8s.io/api/core/v1 alone, which registers every core
 // kind, a further 3.3 MB of binary and about 1.8 MiB resident (test/bench
-// measures the resident figures). Nodes, events and pods, which a cluster
-// has thousands of, come in protobuf and are read by partial decoders
-// (wire.go); the few others come in JSON. Either way a kind keeps the same
-// fields. The actor still links the clientset, because tools/leaderelection
-// does.
+// measures the resident figures). The kinds are declared in types.go.
+// Nodes, events and pods, which a cluster has thousands of, come in protobuf
+// and are read by partial decoders (decode.go, over wire.go's field walker);
+// the few others come in JSON. Either way a kind keeps the same fields. The
+// actor still links the clientset, because tools/leaderelection does.
 //
 // # Scope
 //

@@ -28,7 +28,7 @@ func TestFieldNumbers_MatchTheAPITypesProtobufTags(t *testing.T) {
 		api  reflect.Type
 		pins map[protowire.Number]string // the Go field of api each number stands for
 	}{
-		{"Node", nodeFields, reflect.TypeFor[corev1.Node](), map[protowire.Number]string{objectMetadata: "ObjectMeta", nodeStatus: "Status"}},
+		{"Node", objectFields, reflect.TypeFor[corev1.Node](), map[protowire.Number]string{objectMetadata: "ObjectMeta", objectStatus: "Status"}},
 		{"Node metadata", nodeMetaFields, reflect.TypeFor[metav1.ObjectMeta](), objectMeta},
 		{"NodeStatus", nodeStatusFields, reflect.TypeFor[corev1.NodeStatus](), map[protowire.Number]string{
 			nodeStatusCapacity: "Capacity", nodeStatusConditions: "Conditions", nodeStatusNodeInfo: "NodeInfo"}},
@@ -48,7 +48,7 @@ func TestFieldNumbers_MatchTheAPITypesProtobufTags(t *testing.T) {
 			seriesLastObservedTime: "LastObservedTime"}},
 		{"EventList", listFields, reflect.TypeFor[corev1.EventList](), list},
 
-		{"Pod", podFields, reflect.TypeFor[corev1.Pod](), map[protowire.Number]string{objectMetadata: "ObjectMeta", podStatus: "Status"}},
+		{"Pod", objectFields, reflect.TypeFor[corev1.Pod](), map[protowire.Number]string{objectMetadata: "ObjectMeta", objectStatus: "Status"}},
 		{"Pod metadata", keyFields, reflect.TypeFor[metav1.ObjectMeta](), objectMeta},
 		{"PodStatus", []field{{podStatusPhase, lenType}}, reflect.TypeFor[corev1.PodStatus](), map[protowire.Number]string{podStatusPhase: "Phase"}},
 		{"PodList", listFields, reflect.TypeFor[corev1.PodList](), list},

@@ -30,6 +30,7 @@ const (
 const (
 	listMetadata, listItems    = 1, 2
 	objectMetadata             = 1
+	objectStatus               = 3 // in every core/v1 kind with a status
 	mapEntryKey, mapEntryValue = 1, 2
 
 	metaName, metaNamespace = 1, 3
@@ -42,8 +43,9 @@ const (
 )
 
 var (
-	listFields = []field{{listMetadata, lenType}, {listItems, lenType}}
-	mapEntry   = []field{{mapEntryKey, lenType}, {mapEntryValue, lenType}}
+	listFields   = []field{{listMetadata, lenType}, {listItems, lenType}}
+	objectFields = []field{{objectMetadata, lenType}, {objectStatus, lenType}}
+	mapEntry     = []field{{mapEntryKey, lenType}, {mapEntryValue, lenType}}
 
 	// keyFields is what an informer reads of any object's metadata: its key,
 	// its resource version and the annotations the apiserver sets on a
@@ -144,6 +146,21 @@ func readStrings(b []byte, message string, read []field, dst ...*string) error {
 func varint(v []byte) uint64 {
 	x, _ := protowire.ConsumeVarint(v)
 	return x
+}
+
+// unmarshalObject reads the message b of a kind whose decoder reads its
+// metadata and its status: the metadata fields meta names into m, and the
+// status's payload through status.
+func unmarshalObject(b []byte, kind string, m *metav1.ObjectMeta, meta []field, status func([]byte) error) error {
+	return eachField(b, kind, objectFields, func(num protowire.Number, v []byte) error {
+		switch num {
+		case objectMetadata:
+			return unmarshalMeta(m, v, meta)
+		case objectStatus:
+			return status(v)
+		}
+		return nil
+	})
 }
 
 // unmarshalMeta reads the metadata fields read names (a superset of
