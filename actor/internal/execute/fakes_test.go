@@ -66,6 +66,9 @@ var errLostLease = errors.New("lost lease: held by actor-1")
 // memory's cooldown baseline.
 var start = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
+// until is how a waiting heal names the end of its cooldown.
+func until(t time.Time) string { return "until " + t.UTC().Format(time.RFC3339) }
+
 type patch struct {
 	Namespace, Name, Body string
 }

@@ -75,7 +75,7 @@ func TestHeal_ADocumentAskingForMoreThanTheLocalLimitsGetsTheLimits(t *testing.T
 			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", down)},
-			want:     []report{limited, {"pool-a-m1", wire.StatusPending, 7, "cooldown|10m0s remaining"}},
+			want:     []report{limited, {"pool-a-m1", wire.StatusPending, 7, "cooldown|" + until(start.Add(600*time.Second))}},
 		},
 	}
 	for _, tc := range cases {

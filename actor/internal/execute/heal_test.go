@@ -267,7 +267,7 @@ func TestHeal_Decisions(t *testing.T) {
 			},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
 			policy:      healPolicy(1, 900),
-			wantReports: []report{{"pool-a-m1", wire.StatusPending, 7, "cooldown|pool-a|15m0s"}},
+			wantReports: []report{{"pool-a-m1", wire.StatusPending, 7, "cooldown|pool-a|" + until(start.Add(900*time.Second))}},
 		},
 	}
 	for _, tc := range cases {
@@ -315,15 +315,16 @@ func TestHeal_CooldownHoldsThePoolAndRestartsWithANewTerm(t *testing.T) {
 	h.exec.Execute(t.Context(), doc)
 	checkTyped(t, "first pass", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
-		{"pool-a-m2", wire.StatusPending, 7, "cooldown|pool-a|15m0s remaining"},
+		{"pool-a-m2", wire.StatusPending, 7, "cooldown|pool-a|" + until(start.Add(30*time.Minute))},
 	})
 
+	waited := h.store.Snapshot()
 	h.clock.advance(14 * time.Minute)
 	h.exec.Execute(t.Context(), doc)
-	checkTyped(t, "after 14 minutes", wire.ActionHeal, h.store.Snapshot(), []report{
-		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
-		{"pool-a-m2", wire.StatusPending, 7, "cooldown|1m0s remaining"},
-	})
+	// The wait reads the same 14 minutes on: no ConfigMap write, no beat.
+	if got := h.store.Snapshot(); !reflect.DeepEqual(got, waited) {
+		t.Errorf("after 14 minutes the reports are %+v, want them unchanged: %+v", got, waited)
+	}
 	if n := len(h.world.machineDeletes); n != 1 {
 		t.Fatalf("%d machine deletes inside the cooldown, want 1", n)
 	}
@@ -354,7 +355,7 @@ func TestHeal_CooldownHoldsThePoolAndRestartsWithANewTerm(t *testing.T) {
 	reports := ofType(wire.ActionHeal, h.store.Snapshot())
 	last := reports[len(reports)-1]
 	if last.Target != "pool-a-m3" || last.Status != wire.StatusPending || !strings.Contains(last.Detail, "cooldown") ||
-		!strings.Contains(last.Detail, "15m0s") {
+		!strings.Contains(last.Detail, until(h.clock.now.Add(15*time.Minute))) {
 		t.Errorf("new term reported %+v, want pool-a-m3 pending a full 15m0s cooldown", last)
 	}
 }
@@ -852,7 +853,7 @@ func TestHeal_CooldownRunsFromWhenTheDeleteReturnedNotFromThePassStart(t *testin
 	}
 	checkTyped(t, "860 s after", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusDone, 7, "node-1"},
-		{"pool-a-m2", wire.StatusPending, 7, "cooldown|40s remaining"},
+		{"pool-a-m2", wire.StatusPending, 7, "cooldown|" + until(returned.Add(900*time.Second))},
 	})
 
 	h.clock.set(returned.Add(900 * time.Second))

@@ -181,15 +181,15 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 		return report(wire.StatusFailed, fmt.Sprintf("refusing: %s; %s", unnamed(p, m.Pool), steady(c)))
 	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
-			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, c.Cause))
+			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, steady(c)))
 	}
 	last := mem.lastHeal(m.Pool)
 	if t, ok := healed[m.Pool]; ok && t.After(last) {
 		last = t
 	}
-	if left := last.Add(p.Cooldown).Sub(now); left > 0 {
+	if until := last.Add(p.Cooldown); until.After(now) {
 		return report(wire.StatusPending, fmt.Sprintf(
-			"waiting: cooldown of pool %q, %s remaining; %s", m.Pool, round(left), c.Cause))
+			"waiting: cooldown of pool %q until %s; %s", m.Pool, until.UTC().Format(time.RFC3339), steady(c)))
 	}
 	st := report(wire.StatusInProgress, fmt.Sprintf("deleting Machine (%s)", c.Cause))
 	st.Delete = &Delete{Machine: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
@@ -198,8 +198,9 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 }
 
 // steady is the candidate's cause without the time that grows on every
-// pass, for a refusal: its report stays the same pass after pass, so it is
-// not news to the beat or to the Events.
+// pass, for a refusal or a wait: its report stays the same pass after pass,
+// so it is no news to the Events, costs no ConfigMap write and wakes no
+// beat.
 func steady(c Candidate) string {
 	if c.Node == "" {
 		return fmt.Sprintf("no node joined in time, created %s", c.Machine.Created.UTC().Format(time.RFC3339))

@@ -21,6 +21,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 	// A refusal names the outage by its start, not its length, so it reads
 	// the same on every pass.
 	steady1 := "node n1 NotReady since " + down5m.UTC().Format(time.RFC3339)
+	steady2 := "node n2 NotReady since " + down5m.UTC().Format(time.RFC3339)
 	m1 := machine("m1", "workers", "n1")
 	m2 := machine("m2", "workers", "n2")
 	two := Observed{
@@ -194,7 +195,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
 			want: Decision{
-				Steps:    []Step{final("m1", wire.StatusPending, "waiting: 1 disruption(s) already in flight (maxUnhealthy 1); "+cause1)},
+				Steps:    []Step{final("m1", wire.StatusPending, "waiting: 1 disruption(s) already in flight (maxUnhealthy 1); "+steady1)},
 				Keep:     keep("m1"),
 				InFlight: 1,
 			},
@@ -211,7 +212,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			want: Decision{
 				Steps: []Step{
 					healing(machine("m1", "pool-a", "n1"), "n1", down5m, cause1),
-					final("m2", wire.StatusPending, "waiting: 2 disruption(s) already in flight (maxUnhealthy 2); "+cause2),
+					final("m2", wire.StatusPending, "waiting: 2 disruption(s) already in flight (maxUnhealthy 2); "+steady2),
 				},
 				Keep:     keep("m1", "m2"),
 				InFlight: 2,
@@ -227,7 +228,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			p:   with(policy(), func(p *Policy) { p.MaxUnhealthy = 1 }),
 			mem: oldMemory(),
 			want: Decision{
-				Steps:    []Step{final("m1", wire.StatusPending, "waiting: 1 disruption(s) already in flight (maxUnhealthy 1); "+cause1)},
+				Steps:    []Step{final("m1", wire.StatusPending, "waiting: 1 disruption(s) already in flight (maxUnhealthy 1); "+steady1)},
 				Keep:     keep("m1"),
 				InFlight: 1,
 			},
@@ -240,7 +241,7 @@ func TestHeal_DecideWalksTheTable(t *testing.T) {
 			want: Decision{
 				Steps: []Step{
 					healing(m1, "n1", down5m, cause1),
-					final("m2", wire.StatusPending, `waiting: cooldown of pool "workers", 15m0s remaining; `+cause2),
+					final("m2", wire.StatusPending, `waiting: cooldown of pool "workers" until `+now.Add(15*time.Minute).UTC().Format(time.RFC3339)+"; "+steady2),
 				},
 				Keep:     keep("m1", "m2"),
 				InFlight: 1,
@@ -398,8 +399,11 @@ func TestHeal_CooldownBaseline(t *testing.T) {
 	m1 := machine("m1", "workers", "n1")
 	o := Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", down5m)), MDs: workerPools("workers")}
 	heal := healing(m1, "n1", down5m, cause)
-	waiting := func(left string) Step {
-		return final("m1", wire.StatusPending, `waiting: cooldown of pool "workers", `+left+" remaining; "+cause)
+	// A wait names its end, not what is left of it, so it reads the same on
+	// every pass.
+	waiting := func(left time.Duration) Step {
+		return final("m1", wire.StatusPending, `waiting: cooldown of pool "workers" until `+
+			now.Add(left).UTC().Format(time.RFC3339)+"; node n1 NotReady since "+down5m.UTC().Format(time.RFC3339))
 	}
 	memory := func(since time.Time, last map[string]time.Time) *Memory {
 		m := NewMemory(since)
@@ -412,15 +416,15 @@ func TestHeal_CooldownBaseline(t *testing.T) {
 		mem      *Memory
 		want     Step
 	}{
-		{name: "a fresh term refuses at once", cooldown: 900 * time.Second, mem: NewMemory(now), want: waiting("15m0s")},
+		{name: "a fresh term refuses at once", cooldown: 900 * time.Second, mem: NewMemory(now), want: waiting(15 * time.Minute)},
 		{name: "a term begun 16 minutes ago proceeds", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-16 * time.Minute)), want: heal},
 		{name: "exactly at the end of the term's cooldown proceeds", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-900 * time.Second)), want: heal},
-		{name: "1ns before the end of the term's cooldown waits", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-900*time.Second + time.Nanosecond)), want: waiting("0s")},
+		{name: "1ns before the end of the term's cooldown waits", cooldown: 900 * time.Second, mem: NewMemory(now.Add(-900*time.Second + time.Nanosecond)), want: waiting(time.Nanosecond)},
 		{
 			name:     "a heal recorded after the term began wins",
 			cooldown: 900 * time.Second,
 			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"workers": now.Add(-10 * time.Minute)}),
-			want:     waiting("5m0s"),
+			want:     waiting(5 * time.Minute),
 		},
 		{
 			name:     "exactly at the end of the recorded heal's cooldown proceeds",
@@ -432,13 +436,13 @@ func TestHeal_CooldownBaseline(t *testing.T) {
 			name:     "1ns before the end of the recorded heal's cooldown waits",
 			cooldown: 900 * time.Second,
 			mem:      memory(now.Add(-time.Hour), map[string]time.Time{"workers": now.Add(-900*time.Second + time.Nanosecond)}),
-			want:     waiting("0s"),
+			want:     waiting(time.Nanosecond),
 		},
 		{
 			name:     "a heal recorded before the term began is ignored",
 			cooldown: 900 * time.Second,
 			mem:      memory(now.Add(-5*time.Minute), map[string]time.Time{"workers": now.Add(-2 * time.Hour)}),
-			want:     waiting("10m0s"),
+			want:     waiting(10 * time.Minute),
 		},
 		{
 			name:     "another pool's recent heal does not hold this pool",
@@ -523,12 +527,12 @@ func TestHeal_DecideDetailsCarryTheContractKeywords(t *testing.T) {
 			words: []string{"in flight", "1 disruption(s)", "maxUnhealthy 1"},
 		},
 		{
-			name: "cooldown names the pool and the remaining time",
+			name: "cooldown names the pool and when it ends",
 			o: Observed{Machines: []Machine{machine("m1", "pool-q", "n1")},
 				Nodes: nodesOf(notReady("n1", down)), MDs: workerPools("pool-q")},
 			p:      policy(),
 			target: "m1", status: wire.StatusPending,
-			words: []string{"cooldown", "pool-q", "15m0s"},
+			words: []string{"cooldown", "pool-q", "until " + now.Add(15*time.Minute).UTC().Format(time.RFC3339)},
 		},
 		{
 			name: "autoscaler names cluster-autoscaler, the pool and the key",
