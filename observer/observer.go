@@ -45,7 +45,17 @@ type observer struct {
 	sender    *beat.Sender
 	loop      *beat.Loop
 	alive     *aliveFile
+
+	// firstReads are the sources the first beat waits for, up to
+	// firstReadsLimit: a first beat without the actor's reports, the machine
+	// issues and pools, or the inventory would tell the platform to clear
+	// them.
+	firstReads []interface{ HasSynced() bool }
 }
+
+// firstReadsLimit bounds the wait for firstReads: an apiserver slow to
+// answer one of them delays the first beat, it does not stop it.
+const firstReadsLimit = 10 * time.Second
 
 func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
 	restCfg *rest.Config, plat *platform.Client, livenessFile string, statusFile *stateFile) *observer {
@@ -88,6 +98,7 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 		},
 		Log: log,
 	}
+	o.firstReads = []interface{ HasSynced() bool }{o.actions, o.machines, o.inventory}
 	return o
 }
 
@@ -143,12 +154,7 @@ func (o *observer) run(ctx context.Context) error {
 		// Run keeps retrying if it did not.
 		o.version.Refresh(gctx)
 		g.Go(func() error { o.version.Run(gctx); return nil })
-		// A first beat without the actor's reports, the machine issues and
-		// pools, or the inventory would tell the platform to clear them;
-		// give their first reads a moment to end.
-		waitSynced(gctx, func() bool {
-			return o.actions.HasSynced() && o.machines.HasSynced() && o.inventory.HasSynced()
-		}, 10*time.Second)
+		waitSynced(gctx, o.firstReads, firstReadsLimit)
 		// The initial list signalled "changed"; the first beat is a full
 		// snapshot anyway, so that signal would only cause a redundant beat.
 		select {
@@ -161,8 +167,17 @@ func (o *observer) run(ctx context.Context) error {
 	return g.Wait()
 }
 
-// waitSynced waits until synced reports true, ctx ends or limit passes.
-func waitSynced(ctx context.Context, synced func() bool, limit time.Duration) {
+// waitSynced waits until every source has synced, ctx ends or limit
+// passes.
+func waitSynced(ctx context.Context, sources []interface{ HasSynced() bool }, limit time.Duration) {
+	synced := func() bool {
+		for _, s := range sources {
+			if !s.HasSynced() {
+				return false
+			}
+		}
+		return true
+	}
 	deadline := time.Now().Add(limit)
 	for !synced() && ctx.Err() == nil && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

@@ -84,6 +84,36 @@ func TestObserver_FirstBeatMatchesCluster(t *testing.T) {
 	}
 }
 
+// TestObserver_FirstBeatCarriesMachineIssuesPoolsAndInventory starts the
+// observer on a cluster that already has a failed Machine, its pool and a
+// ClusterInventory. A first beat without them would tell the platform to
+// clear them on every restart, so the first beat waits for their first
+// reads. Here those reads usually end before the caches sync anyway, so this
+// test passes without the wait too; observer's TestNewObserver_FirstBeat…
+// and TestWaitSynced_… pin the wait itself.
+func TestObserver_FirstBeatCarriesMachineIssuesPoolsAndInventory(t *testing.T) {
+	mds, machines := installMachineCRDs(t)
+	createPoolA(t, mds, machines)
+	installInventory(t)
+
+	sim := startSim(t, platformsim.Options{})
+	startObserver(t, sim)
+	first := waitBeat(t, sim, nil)
+	if first.Seq != 1 {
+		t.Fatalf("waited for beat %d; want the first", first.Seq)
+	}
+	issues, pools := issuesOf(first)
+	if len(issues) != 1 || issues[0].Machine != "pool-a-m1" || issues[0].Reason != "InvalidConfiguration" {
+		t.Errorf("first beat's machineIssues = %+v, want pool-a-m1's InvalidConfiguration", issues)
+	}
+	if want := []pool{{Name: "pool-a", Replicas: 2, Ready: 1, APIGroup: "cluster.k8s.io"}}; !reflect.DeepEqual(pools, want) {
+		t.Errorf("first beat's pools = %+v, want %+v", pools, want)
+	}
+	if got := normalize(first.Payload["inventory"]); !reflect.DeepEqual(got, normalize(inventorySpec())) {
+		t.Errorf("first beat's inventory = %v, want the ClusterInventory's spec", got)
+	}
+}
+
 // clusterTruth reads the cluster as an administrator and derives, by the
 // contract's rules, the pod counts and the newest 20 Warning events a beat
 // must carry.

@@ -73,42 +73,8 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 		t.Errorf("absent CRDs logged %d times; want at most once per resource", n)
 	}
 
-	crds, err := suite.env.InstallCRDs(kube.MachineCRDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(suite.env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mds, machines := dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system"), dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
-	t.Cleanup(func() {
-		_ = machines.DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
-		_ = mds.DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
-		if err := suite.env.UninstallCRDs(crds); err != nil {
-			t.Error(err)
-		}
-	})
-
-	createMachineObject(t, mds, map[string]any{
-		"apiVersion": "cluster.k8s.io/v1alpha1", "kind": "MachineDeployment",
-		"metadata": map[string]any{"name": "pool-a"},
-		"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"pool": "a"}},
-			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"pool": "a"}}}},
-		"status": map[string]any{"replicas": int64(2), "readyReplicas": int64(1)},
-	})
-	machine := func(name string, status map[string]any) map[string]any {
-		return map[string]any{
-			"apiVersion": "cluster.k8s.io/v1alpha1", "kind": "Machine",
-			"metadata": map[string]any{"name": name, "labels": map[string]any{"pool": "a"}},
-			"spec":     map[string]any{},
-			"status":   status,
-		}
-	}
-	createMachineObject(t, machines, machine("pool-a-m1", map[string]any{
-		"errorReason": "InvalidConfiguration", "errorMessage": "server type cpx99 does not exist"}))
-	createMachineObject(t, machines, machine("pool-a-m2", map[string]any{
-		"nodeRef": map[string]any{"kind": "Node", "name": "pool-a-m2"}}))
+	mds, machines := installMachineCRDs(t)
+	createPoolA(t, mds, machines)
 	machineEvent := func(name, reason, message string) {
 		c := suite.env.Client.CoreV1().Events("kube-system")
 		now := metav1.Now()
@@ -166,6 +132,55 @@ func TestObserver_MachineIssuesAndPools(t *testing.T) {
 	if _, ok := b.Payload["machineIssues"]; ok {
 		t.Error("recovered machines still carry a machineIssues key; absence is what clears it")
 	}
+}
+
+// installMachineCRDs installs machine-controller's CRDs for one test and
+// returns the clients of its MachineDeployments and Machines in
+// kube-system; both are gone after the test.
+func installMachineCRDs(t *testing.T) (mds, machines dynamic.ResourceInterface) {
+	t.Helper()
+	crds, err := suite.env.InstallCRDs(kube.MachineCRDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(suite.env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mds, machines = dyn.Resource(clustersim.MachineDeploymentsGVR).Namespace("kube-system"), dyn.Resource(clustersim.MachinesGVR).Namespace("kube-system")
+	t.Cleanup(func() {
+		_ = machines.DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+		_ = mds.DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+		if err := suite.env.UninstallCRDs(crds); err != nil {
+			t.Error(err)
+		}
+	})
+	return mds, machines
+}
+
+// createPoolA creates MachineDeployment pool-a (2 replicas, 1 ready), its
+// Machine pool-a-m1 with a terminal error and pool-a-m2 linked to its node.
+func createPoolA(t *testing.T, mds, machines dynamic.ResourceInterface) {
+	t.Helper()
+	createMachineObject(t, mds, map[string]any{
+		"apiVersion": "cluster.k8s.io/v1alpha1", "kind": "MachineDeployment",
+		"metadata": map[string]any{"name": "pool-a"},
+		"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"pool": "a"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"pool": "a"}}}},
+		"status": map[string]any{"replicas": int64(2), "readyReplicas": int64(1)},
+	})
+	machine := func(name string, status map[string]any) map[string]any {
+		return map[string]any{
+			"apiVersion": "cluster.k8s.io/v1alpha1", "kind": "Machine",
+			"metadata": map[string]any{"name": name, "labels": map[string]any{"pool": "a"}},
+			"spec":     map[string]any{},
+			"status":   status,
+		}
+	}
+	createMachineObject(t, machines, machine("pool-a-m1", map[string]any{
+		"errorReason": "InvalidConfiguration", "errorMessage": "server type cpx99 does not exist"}))
+	createMachineObject(t, machines, machine("pool-a-m2", map[string]any{
+		"nodeRef": map[string]any{"kind": "Node", "name": "pool-a-m2"}}))
 }
 
 func sortIssues(is []machineIssue) {
