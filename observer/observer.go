@@ -45,16 +45,11 @@ type observer struct {
 	sender    *beat.Sender
 	loop      *beat.Loop
 	alive     *aliveFile
-
-	// firstReads are the sources the first beat waits for, up to
-	// firstReadsLimit: a first beat without the actor's reports, the machine
-	// issues and pools, or the inventory would tell the platform to clear
-	// them.
-	firstReads []interface{ HasSynced() bool }
 }
 
-// firstReadsLimit bounds the wait for firstReads: an apiserver slow to
-// answer one of them delays the first beat, it does not stop it.
+// firstReadsLimit bounds the first beat's wait for the actor's reports, the
+// machine issues and pools, and the inventory: an apiserver slow to answer
+// one of them delays the first beat, it does not stop it.
 const firstReadsLimit = 10 * time.Second
 
 func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
@@ -96,9 +91,10 @@ func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn
 			o.alive.turned(now)
 			statusFile.turned(now)
 		},
-		Log: log,
+		Log:             log,
+		FirstReads:      []interface{ HasSynced() bool }{o.actions, o.machines, o.inventory},
+		FirstReadsLimit: firstReadsLimit,
 	}
-	o.firstReads = []interface{ HasSynced() bool }{o.actions, o.machines, o.inventory}
 	return o
 }
 
@@ -154,32 +150,8 @@ func (o *observer) run(ctx context.Context) error {
 		// Run keeps retrying if it did not.
 		o.version.Refresh(gctx)
 		g.Go(func() error { o.version.Run(gctx); return nil })
-		waitSynced(gctx, o.firstReads, firstReadsLimit)
-		// The initial list signalled "changed"; the first beat is a full
-		// snapshot anyway, so that signal would only cause a redundant beat.
-		select {
-		case <-o.caches.Changed():
-		default:
-		}
-		o.log.Info("Caches synced; beating", "nodes", len(o.caches.Nodes()), "pods", o.caches.Pods(false).Total)
+		o.log.Info("Caches synced; beating once the first reads end", "nodes", len(o.caches.Nodes()), "pods", o.caches.Pods(false).Total)
 		return o.loop.Run(gctx)
 	})
 	return g.Wait()
-}
-
-// waitSynced waits until every source has synced, ctx ends or limit
-// passes.
-func waitSynced(ctx context.Context, sources []interface{ HasSynced() bool }, limit time.Duration) {
-	synced := func() bool {
-		for _, s := range sources {
-			if !s.HasSynced() {
-				return false
-			}
-		}
-		return true
-	}
-	deadline := time.Now().Add(limit)
-	for !synced() && ctx.Err() == nil && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
 }

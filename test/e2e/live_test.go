@@ -89,8 +89,8 @@ func TestObserver_FirstBeatMatchesCluster(t *testing.T) {
 // ClusterInventory. A first beat without them would tell the platform to
 // clear them on every restart, so the first beat waits for their first
 // reads. Here those reads usually end before the caches sync anyway, so this
-// test passes without the wait too; observer's TestNewObserver_FirstBeat…
-// and TestWaitSynced_… pin the wait itself.
+// test passes without the wait too; beat's TestLoop_FirstBeatWaits… pins
+// the wait, and observer's TestNewObserver_FirstBeatWaits… what it waits for.
 func TestObserver_FirstBeatCarriesMachineIssuesPoolsAndInventory(t *testing.T) {
 	mds, machines := installMachineCRDs(t)
 	createPoolA(t, mds, machines)
@@ -100,7 +100,7 @@ func TestObserver_FirstBeatCarriesMachineIssuesPoolsAndInventory(t *testing.T) {
 	startObserver(t, sim)
 	first := waitBeat(t, sim, nil)
 	if first.Seq != 1 {
-		t.Fatalf("waited for beat %d; want the first", first.Seq)
+		t.Fatalf("the first accepted beat is request %d; the simulator refused those before it: %+v", first.Seq, sim.Requests()[0])
 	}
 	issues, pools := issuesOf(first)
 	if len(issues) != 1 || issues[0].Machine != "pool-a-m1" || issues[0].Reason != "InvalidConfiguration" {

@@ -2,6 +2,7 @@ package beat
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -31,11 +32,29 @@ type Loop struct {
 	Turned func(now time.Time)
 	// Discard drops a payload still waiting in the sender.
 	Discard func()
+	// FirstReads are the sources the first beat waits for, up to
+	// FirstReadsLimit: a first beat without one of them would tell the
+	// platform to clear what it last reported.
+	FirstReads      []interface{ HasSynced() bool }
+	FirstReadsLimit time.Duration
 }
 
-// Run loops until ctx is done. The first beat goes out at once: the caller
-// starts Run after the informer caches have synced.
+// firstReadsPoll is how often the first beat looks at FirstReads again.
+const firstReadsPoll = 20 * time.Millisecond
+
+// Run loops until ctx is done. The caller starts Run after the informer
+// caches have synced; the first beat goes out as soon as the FirstReads
+// have too, or their limit has passed.
 func (l *Loop) Run(ctx context.Context) error {
+	if !l.awaitFirstReads(ctx) {
+		return nil
+	}
+	// The caches' initial lists signalled changes; the first beat is a full
+	// snapshot anyway, so those signals would only cause a redundant beat.
+	select {
+	case <-l.Changed:
+	default:
+	}
 	var st State
 	timer := l.Clock.NewTimer(0)
 	defer timer.Stop()
@@ -82,5 +101,44 @@ func (l *Loop) Run(ctx context.Context) error {
 			}
 		}
 		timer.Reset(d.Wait)
+	}
+}
+
+// awaitFirstReads returns once every FirstReads source has synced or
+// FirstReadsLimit has passed, saying which did not; false when ctx ended
+// first.
+func (l *Loop) awaitFirstReads(ctx context.Context) bool {
+	deadline := l.Clock.Now().Add(l.FirstReadsLimit)
+	var poll clock.Timer
+	defer func() {
+		if poll != nil {
+			poll.Stop()
+		}
+	}()
+	for {
+		var waiting []string
+		for _, s := range l.FirstReads {
+			if !s.HasSynced() {
+				waiting = append(waiting, fmt.Sprintf("%T", s))
+			}
+		}
+		if len(waiting) == 0 {
+			return true
+		}
+		if !l.Clock.Now().Before(deadline) {
+			l.Log.Warn("First beat without every first read: the platform may clear what these report until the next beat",
+				"waited", l.FirstReadsLimit, "unsynced", waiting)
+			return true
+		}
+		if poll == nil {
+			poll = l.Clock.NewTimer(firstReadsPoll)
+		} else {
+			poll.Reset(firstReadsPoll)
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-poll.C():
+		}
 	}
 }

@@ -51,6 +51,14 @@ type loopHarness struct {
 // synctest.Test.
 func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
 	t.Helper()
+	return startLoopAfter(t, failBuild, nil)
+}
+
+// startLoopAfter is startLoop with a loop whose first beat waits, up to the
+// contract's 10 s, for the first reads syncs gives at offsets from t0 on the
+// harness's clock; negative is never.
+func startLoopAfter(t *testing.T, failBuild func(call int) bool, syncs []time.Duration) *loopHarness {
+	t.Helper()
 	h := &loopHarness{
 		t:       t,
 		clk:     clocktesting.NewFakeClock(t0),
@@ -96,6 +104,10 @@ func startLoop(t *testing.T, failBuild func(call int) bool) *loopHarness {
 			defer h.mu.Unlock()
 			h.turns++
 		},
+		FirstReadsLimit: 10 * time.Second,
+	}
+	for _, at := range syncs {
+		loop.FirstReads = append(loop.FirstReads, &syncedAfter{clk: h.clk, at: at})
 	}
 	run := testkit.Start(t, patience, loop.Run)
 	// Stopping also checks Run leaves no timer behind.
@@ -431,4 +443,107 @@ func TestLoop_StandsDownWhileNotOwnerAndResumesOnFlip(t *testing.T) {
 			t.Fatalf("queued = %v, want %v", queued, want)
 		}
 	})
+}
+
+// syncedAfter is a first read that ends at offset at from t0 on clk; never
+// when at is negative.
+type syncedAfter struct {
+	clk *clocktesting.FakeClock
+	at  time.Duration
+}
+
+func (s *syncedAfter) HasSynced() bool { return s.at >= 0 && s.clk.Now().Sub(t0) >= s.at }
+
+func TestLoop_FirstBeatWaitsForTheFirstReadsUpToTheLimit(t *testing.T) {
+	tests := []struct {
+		name      string
+		syncs     []time.Duration // each first read's end; negative: never
+		wantFirst time.Duration
+		wantWarn  bool
+	}{
+		{name: "synced at start", syncs: seconds(0, 0), wantFirst: 0},
+		{name: "the last of three", syncs: seconds(1, 3, 2), wantFirst: 3 * time.Second},
+		{name: "one never syncs: the 10 s limit", syncs: []time.Duration{time.Second, -1}, wantFirst: 10 * time.Second, wantWarn: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := startLoopAfter(t, nil, tt.syncs)
+				var changes []time.Duration
+				if tt.wantFirst > 2*time.Second {
+					// Changes the caches signal while the first reads run
+					// are in the first beat's snapshot, not a reason for
+					// another beat.
+					h.change()
+					changes = seconds(2)
+				}
+				h.runUntil(tt.wantFirst, changes)
+				h.step(0) // a fake timer due now fires on a step, as at the cold start
+				want := []time.Duration{tt.wantFirst}
+				if got := h.record(); !slices.Equal(got.builds, want) {
+					t.Fatalf("built %v, want one beat at +%s", got.builds, tt.wantFirst)
+				}
+				h.runUntil(tt.wantFirst+time.Minute, nil)
+				if got := h.record(); !slices.Equal(got.builds, append(want, tt.wantFirst+time.Minute)) {
+					t.Errorf("built %v, want the next beat a full interval after the first", got.builds)
+				}
+				warned := strings.Contains(h.logs.String(), "First beat without every first read")
+				if warned != tt.wantWarn {
+					t.Errorf("warned %v, want %v; logs:\n%s", warned, tt.wantWarn, h.logs.String())
+				}
+				if tt.wantWarn && !strings.Contains(h.logs.String(), "syncedAfter") {
+					t.Errorf("the warning does not name the source still reading: %s", h.logs.String())
+				}
+			})
+		})
+	}
+}
+
+func TestLoop_CancelWhileWaitingForTheFirstReadsBeatsNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := startLoopAfter(t, nil, []time.Duration{-1})
+		h.runUntil(5*time.Second, nil)
+		h.stop() // also checks Run leaves no timer behind
+		if got := h.record(); len(got.builds) != 0 {
+			t.Errorf("built %v before the first reads ended or the limit passed", got.builds)
+		}
+	})
+}
+
+// A change the caches signalled before the first beat is in its snapshot.
+// On a real clock the first beat's timer and that signal are ready at once,
+// and select may pick either, so the test runs 20 times: without the drain,
+// 10 test runs out of 10 showed a redundant change beat at +15 s.
+func TestLoop_AChangeBeforeTheFirstBeatIsNoReasonForASecond(t *testing.T) {
+	for i := range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			changed := make(chan struct{}, 1)
+			changed <- struct{}{} // the initial lists
+			var mu sync.Mutex
+			var beats []time.Duration
+			loop := &Loop{
+				Cadence: defaultCadence,
+				Clock:   clock.RealClock{},
+				Changed: changed,
+				Build:   func(time.Time) ([]byte, error) { return []byte("{}"), nil },
+				Enqueue: func([]byte) {
+					mu.Lock()
+					defer mu.Unlock()
+					beats = append(beats, time.Since(start))
+				},
+				Log: slog.New(slog.DiscardHandler),
+			}
+			run := testkit.Start(t, patience, loop.Run)
+			time.Sleep(70 * time.Second)
+			synctest.Wait()
+			run.Stop()
+
+			mu.Lock()
+			defer mu.Unlock()
+			if want := seconds(0, 60); !slices.Equal(beats, want) {
+				t.Errorf("run %d: beats at %v, want %v", i, beats, want)
+			}
+		})
+	}
 }
