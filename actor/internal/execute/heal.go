@@ -64,6 +64,11 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 			"candidates", held, "unbackedNodes", d.Unbacked, "maxUnhealthy", policy.MaxUnhealthy)
 	}
 	e.remediate(ctx, d, o, doc.Revision)
+	kept := e.reported(wire.ActionHeal)
+	if d.Storm {
+		kept[stormTarget] = wire.Action{}
+	}
+	e.forgetEvents(wire.ActionHeal, kept)
 }
 
 // deleted names, in order, the Machines d deletes.
@@ -86,9 +91,8 @@ func deleted(d heal.Decision) []string {
 // the node re-reads, and a cooldown or eviction timeout counted from it
 // would run short by however long those took.
 func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observed, rev int64) {
-	before := e.reported(wire.ActionHeal)
 	if d.Storm {
-		e.stormEvent(ctx, d, o, before)
+		e.stormEvent(ctx, d, o)
 	}
 	halted := false
 	for _, st := range d.Steps {
@@ -100,7 +104,7 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		e.Store.Upsert(st.Action)
 		if st.Delete == nil {
 			// A storm's refusals share one Event, stormEvent's.
-			if prev, ok := before[st.Action.Target]; !d.Storm && st.Action.Status == wire.StatusFailed && (!ok || prev != st.Action) {
+			if !d.Storm && st.Action.Status == wire.StatusFailed && e.news(st.Action) {
 				e.machineEvent(ctx, o, st.Action, true, "KubehzRefused")
 			}
 			continue
@@ -111,6 +115,11 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)
+		if !e.news(final) {
+			// A delete refused again, pass after pass (RBAC, an admission
+			// policy), was recorded the first time.
+			continue
+		}
 		switch result {
 		case heal.Deleted, heal.Gone:
 			e.machineEvent(ctx, o, final, false, "KubehzHealed")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1055,4 +1056,110 @@ func TestHeal_APoolPastTheFirstHundredByNameIsNotHealed(t *testing.T) {
 		{"p050-m1", wire.StatusDone, 7, "deleted Machine"},
 		{"p130-m1", wire.StatusFailed, 7, "named past the first 100 of the desired state's workerPools by name"},
 	})
+}
+
+// reasons lists the Events' reasons, one per Event, in order.
+func reasons(events []event) []string {
+	var out []string
+	for _, ev := range events {
+		out = append(out, ev.MD+" "+ev.Reason)
+	}
+	return out
+}
+
+// A delete the apiserver refuses for good (RBAC, an admission policy) is
+// asked again each pass, as the refusal may be lifted, but it is recorded
+// once: each Event is a new object, a change the observer beats on, and one
+// of the beat's 20 newest events.
+func TestHeal_ADeleteRefusedEveryPassIsOneEvent(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	h.world.deleteErr["pool-a-m1"] = apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New("admission denied"))
+	doc := healing(7, healPolicy(1, 0))
+	for range 3 {
+		h.exec.Execute(t.Context(), doc)
+		h.clock.advance(time.Minute)
+	}
+	if n := len(h.world.machineDeletes); n != 3 {
+		t.Fatalf("%d deletes over 3 passes, want one a pass: the stimulus is the refusal", n)
+	}
+	want := []string{mdNamespace + "/pool-a-m1 KubehzHealFailed"}
+	if got := reasons(h.events.events); !slices.Equal(got, want) {
+		t.Errorf("Events %v, want %v", got, want)
+	}
+
+	// Lifted: the delete lands, which is news.
+	delete(h.world.deleteErr, "pool-a-m1")
+	h.exec.Execute(t.Context(), doc)
+	want = append(want, mdNamespace+"/pool-a-m1 KubehzHealed")
+	if got := reasons(h.events.events); !slices.Equal(got, want) {
+		t.Errorf("after the refusal was lifted, Events %v, want %v", got, want)
+	}
+}
+
+// A new revision empties the store, but a refusal that stands is no news:
+// a platform that bumps the revision each poll would otherwise have every
+// standing refusal, and a standing storm, recorded every minute.
+func TestHeal_ANewRevisionRecordsNoStandingRefusalOrStormAgain(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2), poolMD("pool-b", 4))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", down))
+	unnamed := func(rev int64) desired.Document {
+		doc := healing(rev, healPolicy(1, 0))
+		doc.WorkerPools = []desired.Pool{pool("pool-b", 4)} // pool-a is not named: a standing refusal
+		return doc
+	}
+	for rev := int64(7); rev <= 9; rev++ {
+		h.exec.Execute(t.Context(), unnamed(rev))
+		h.clock.advance(time.Minute)
+	}
+	want := []string{mdNamespace + "/pool-a-m1 KubehzRefused"}
+	if got := reasons(h.events.events); !slices.Equal(got, want) {
+		t.Fatalf("over revisions 7, 8 and 9: Events %v, want %v", got, want)
+	}
+
+	for i := 1; i <= 3; i++ {
+		h.world.add(machine(fmt.Sprintf("pool-b-m%d", i), "pool-b", fmt.Sprintf("node-b%d", i)))
+		h.world.addNodes(node(fmt.Sprintf("node-b%d", i), "False", down))
+	}
+	for rev := int64(10); rev <= 12; rev++ {
+		h.exec.Execute(t.Context(), unnamed(rev))
+		h.clock.advance(time.Minute)
+	}
+	want = append(want, mdNamespace+"/pool-a-m1 KubehzStormBrake")
+	if got := reasons(h.events.events); !slices.Equal(got, want) {
+		t.Fatalf("a storm over revisions 10, 11 and 12: Events %v, want %v", got, want)
+	}
+}
+
+// What news remembers of a heal target goes with its report: a Machine
+// refused, then gone, then back under the same name is news again, and the
+// memory does not grow with every Machine a long term has seen.
+func TestHeal_AnOutcomeThatLeftTheStoreIsNewsAgain(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	down := start.Add(-10 * time.Minute)
+	add := func() {
+		h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+		h.world.addNodes(node("node-1", "False", down))
+	}
+	doc := healing(7, healPolicy(1, 0))
+	doc.WorkerPools = []desired.Pool{pool("pool-b", 1)}
+	add()
+	h.exec.Execute(t.Context(), doc)
+	delete(h.world.machines, "pool-a-m1")
+	delete(h.world.nodes, "node-1")
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	if n := len(ofType(wire.ActionHeal, h.store.Snapshot())); n != 0 {
+		t.Fatalf("%d heal reports once the Machine is gone, want none", n)
+	}
+	add()
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	want := []string{mdNamespace + "/pool-a-m1 KubehzRefused", mdNamespace + "/pool-a-m1 KubehzRefused"}
+	if got := reasons(h.events.events); !slices.Equal(got, want) {
+		t.Errorf("Events %v, want the refusal recorded again when it came back", got)
+	}
 }

@@ -161,27 +161,6 @@ func (e *Executor) event(ctx context.Context, records map[string]*cluster.Machin
 	e.Events.Event(ctx, mdObject(md), a.Status == wire.StatusFailed, reason, eventMessage(a))
 }
 
-// news reports whether a is worth an Event on its MachineDeployment: an
-// outcome other than the last one recorded for its target this term, the
-// revision aside. A new revision makes every report new to the store, and a
-// platform that bumps the revision on every poll would otherwise have each
-// pool's unchanged outcome recorded again every minute. Only targets with a
-// MachineDeployment get here, so what it keeps is bounded by the cluster.
-func (e *Executor) news(a wire.Action) bool {
-	k := a.Type + "/" + a.Target
-	prev, seen := e.evented[k]
-	cur := a
-	prev.Revision, cur.Revision = 0, 0
-	if seen && prev == cur {
-		return false
-	}
-	if e.evented == nil {
-		e.evented = map[string]wire.Action{}
-	}
-	e.evented[k] = a
-	return true
-}
-
 func mdObject(md *cluster.MachineDeployment) Object {
 	return Object{Kind: "MachineDeployment", Namespace: md.Namespace, Name: md.Name, UID: md.UID, ResourceVersion: md.ResourceVersion}
 }

@@ -34,3 +34,35 @@ func cutBytes(s string, max int) string {
 	}
 	return s[:end] + "..."
 }
+
+// news reports whether a is worth an Event: an outcome other than the last
+// one recorded for its type and target this term, the revision aside. A new
+// revision makes every report new to the store, and a platform that bumps
+// the revision on every poll would otherwise have each unchanged outcome
+// (a pool's, a refused or failed heal's, a storm's) recorded again every
+// minute. What it keeps is bounded: MachineDeployment targets by the
+// cluster, heal targets by the reports the store keeps (forgetEvents).
+func (e *Executor) news(a wire.Action) bool {
+	k := a.Type + "/" + a.Target
+	prev, seen := e.evented[k]
+	cur := a
+	prev.Revision, cur.Revision = 0, 0
+	if seen && prev == cur {
+		return false
+	}
+	if e.evented == nil {
+		e.evented = map[string]wire.Action{}
+	}
+	e.evented[k] = a
+	return true
+}
+
+// forgetEvents drops what news keeps of typ's targets that keep does not
+// hold: an outcome that left the store is news again if it comes back.
+func (e *Executor) forgetEvents(typ string, keep map[string]wire.Action) {
+	for k, a := range e.evented {
+		if _, ok := keep[a.Target]; a.Type == typ && !ok {
+			delete(e.evented, k)
+		}
+	}
+}
