@@ -93,23 +93,23 @@ func Earliest(serving time.Time, csrs []*CSR, now time.Time) (earliest time.Time
 // certificate; it is a skip, not a failure.
 var errPlainHTTP = errors.New("apiserver host is plain http")
 
-// servingNotAfter opens a TLS connection to the apiserver exactly as the
-// client does (same CA, same client certificate, same server name) and reads
-// the expiry of the leaf certificate it presents.
-func servingNotAfter(ctx context.Context, cfg *rest.Config) (time.Time, error) {
+// servingLeaf opens a TLS connection to the apiserver exactly as the client
+// does (same CA, same client certificate, same server name) and returns the
+// leaf certificate it presents.
+func servingLeaf(ctx context.Context, cfg *rest.Config) (*x509.Certificate, error) {
 	if cfg == nil {
-		return time.Time{}, errPlainHTTP
+		return nil, errPlainHTTP
 	}
 	u, _, err := rest.DefaultServerUrlFor(cfg)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("apiserver URL: %w", err)
+		return nil, fmt.Errorf("apiserver URL: %w", err)
 	}
 	if u.Scheme != "https" {
-		return time.Time{}, errPlainHTTP
+		return nil, errPlainHTTP
 	}
 	tlsCfg, err := rest.TLSConfigFor(cfg)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("apiserver TLS config: %w", err)
+		return nil, fmt.Errorf("apiserver TLS config: %w", err)
 	}
 	if tlsCfg == nil {
 		tlsCfg = &tls.Config{} // system roots, as the client itself would use
@@ -127,12 +127,12 @@ func servingNotAfter(ctx context.Context, cfg *rest.Config) (time.Time, error) {
 	defer cancel()
 	conn, err := (&tls.Dialer{Config: tlsCfg}).DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("TLS handshake with %s: %w", addr, err)
+		return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
 	}
 	defer conn.Close()
 	peers := conn.(*tls.Conn).ConnectionState().PeerCertificates
 	if len(peers) == 0 {
-		return time.Time{}, fmt.Errorf("TLS handshake with %s: no certificate presented", addr)
+		return nil, fmt.Errorf("TLS handshake with %s: no certificate presented", addr)
 	}
-	return peers[0].NotAfter, nil
+	return peers[0], nil
 }

@@ -112,31 +112,31 @@ func TestEarliest_PicksTheFirstExpiryAmongWhatIsKnown(t *testing.T) {
 	}
 }
 
-func TestServingNotAfter_ReadsTheLeafFromARealHandshake(t *testing.T) {
+func TestServingLeaf_ReadsTheLeafFromARealHandshake(t *testing.T) {
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
 	defer srv.Close()
-	got, err := servingNotAfter(t.Context(), trusting(srv))
+	got, err := servingLeaf(t.Context(), trusting(srv))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := srv.Certificate().NotAfter; !got.Equal(want) {
-		t.Errorf("NotAfter = %v, want %v", got, want)
+	if !got.Equal(srv.Certificate()) {
+		t.Errorf("leaf expires %v, want the server's certificate, expiring %v", got.NotAfter, srv.Certificate().NotAfter)
 	}
 }
 
-func TestServingNotAfter_RefusesAnUntrustedCertificate(t *testing.T) {
+func TestServingLeaf_RefusesAnUntrustedCertificate(t *testing.T) {
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
 	defer srv.Close()
 	cfg := trusting(srv)
 	cfg.CAData = certPEM(t, t0.Add(time.Hour)) // some other CA
-	if got, err := servingNotAfter(t.Context(), cfg); err == nil {
-		t.Errorf("handshake succeeded with NotAfter %v; want a verification error", got)
+	if got, err := servingLeaf(t.Context(), cfg); err == nil {
+		t.Errorf("handshake succeeded with a leaf expiring %v; want a verification error", got.NotAfter)
 	}
 }
 
-func TestServingNotAfter_SkipsPlainHTTP(t *testing.T) {
+func TestServingLeaf_SkipsPlainHTTP(t *testing.T) {
 	for _, cfg := range []*rest.Config{nil, {Host: "http://127.0.0.1:1"}, {Host: "127.0.0.1:1"}} {
-		if _, err := servingNotAfter(t.Context(), cfg); !errors.Is(err, errPlainHTTP) {
+		if _, err := servingLeaf(t.Context(), cfg); !errors.Is(err, errPlainHTTP) {
 			t.Errorf("%+v: err = %v, want errPlainHTTP", cfg, err)
 		}
 	}

@@ -1,7 +1,16 @@
 package health
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -40,11 +49,62 @@ type apiserverStub struct {
 	srv    *httptest.Server
 	answer atomic.Int32
 	hits   atomic.Int32
+	// ca, when set, is what a client trusts instead of srv's certificate.
+	ca []byte
 }
 
 func newAPIServerStub(t *testing.T) *apiserverStub {
+	s := newUnstartedStub(t)
+	s.srv.StartTLS()
+	return s
+}
+
+// newHAStub is the stub as an HA control plane behind one address: each
+// handshake is answered by the next member, each with its own serving
+// certificate expiring at its notAfter, all of them trusted.
+func newHAStub(t *testing.T, notAfters ...time.Time) *apiserverStub {
+	s := newUnstartedStub(t)
+	var members []tls.Certificate
+	for _, at := range notAfters {
+		cert, certPEM := servingCertificate(t, at)
+		members = append(members, cert)
+		s.ca = append(s.ca, certPEM...)
+	}
+	var next atomic.Int32
+	// Asked on every handshake, which GetCertificate is not when the client
+	// names no server (it dials an IP).
+	s.srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		return &tls.Config{Certificates: []tls.Certificate{members[int(next.Add(1)-1)%len(members)]}}, nil
+	}}
+	s.srv.StartTLS()
+	return s
+}
+
+// servingCertificate is a self-signed serving certificate for 127.0.0.1
+// expiring at notAfter, and its PEM.
+func servingCertificate(t *testing.T, notAfter time.Time) (tls.Certificate, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(notAfter.Unix()), Subject: pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: notAfter,
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+func newUnstartedStub(t *testing.T) *apiserverStub {
 	s := &apiserverStub{}
-	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/readyz" {
 			http.NotFound(w, r)
 			return
@@ -102,6 +162,9 @@ func start(t *testing.T, client *fake.Clientset, stub *apiserverStub) *harness {
 	if stub != nil {
 		// The readyz probe goes through a real client-go request to the stub.
 		cfg = trusting(stub.srv)
+		if stub.ca != nil {
+			cfg.CAData = stub.ca
+		}
 		api, err := kubeapi.New(cfg)
 		if err != nil {
 			t.Fatal(err)

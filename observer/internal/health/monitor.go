@@ -41,8 +41,8 @@ type Monitor struct {
 	mu         sync.Mutex
 	lastReadyz *Readyz // nil: the last probe failed, or none ran yet
 	components []wire.Component
-	serving    time.Time   // zero: unknown
-	csrs       cache.Store // nil until the CSR read is known to be allowed
+	serving    servingCerts // none: unknown
+	csrs       cache.Store  // nil until the CSR read is known to be allowed
 	// certs is the expiry last published, to notify only on a change.
 	certs *wire.Certificates
 }
@@ -66,7 +66,7 @@ func New(src Source, restCfg *rest.Config, clk clock.Clock, opts Options) *Monit
 	m := &Monitor{
 		csrReader: src.CSRs, readyz: src.Raw, restCfg: restCfg,
 		clk: clk, interval: opts.Interval, log: opts.Log, notify: opts.Notify,
-		podsChanged: make(chan struct{}, 1), certsChanged: make(chan struct{}, 1),
+		podsChanged: make(chan struct{}, 1), certsChanged: make(chan struct{}, 1), serving: servingCerts{},
 	}
 	if m.interval <= 0 {
 		m.interval = time.Minute // a zero timer would spin
@@ -128,7 +128,7 @@ func (m *Monitor) Certificates() *wire.Certificates {
 
 // certificates is Certificates with m.mu held.
 func (m *Monitor) certificates() *wire.Certificates {
-	serving, store := m.serving, m.csrs
+	serving, store := m.serving.earliest(), m.csrs
 	var csrs []*CSR
 	if store != nil {
 		for _, it := range store.List() {

@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -180,5 +181,40 @@ func TestMonitor_NotifiesOnlyWhenComponentsChange(t *testing.T) {
 	got[0].Status = "mutated"
 	if m.Components()[0].Status != Healthy {
 		t.Error("Components returned the monitor's own slice")
+	}
+}
+
+// Behind one address, each probe of an HA control plane may reach another
+// member, each with its own serving certificate. The expiry is the earliest
+// of those seen, not the last one read: the latter flipped at every probe
+// that reached another member, and each flip was a change to beat on.
+func TestMonitor_HAMembersServingCertificatesGiveTheEarliestWithoutFlipping(t *testing.T) {
+	// A handshake checks validity against the wall clock, not the fake one.
+	now := time.Now().UTC().Truncate(time.Second)
+	year, month := now.Add(365*24*time.Hour), now.Add(30*24*time.Hour)
+	stub := newHAStub(t, year, month)
+	h := start(t, fake.NewClientset(), stub)
+	for range 6 {
+		// The probe loop re-arms its timer once a probe has ended.
+		testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+		h.clk.Step(interval)
+	}
+	testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+	await(t, "certificates", h.m.Certificates, expires(month))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, c := range h.seen {
+		if reflect.DeepEqual(c, expires(month)) {
+			for _, later := range h.seen[i+1:] {
+				if !reflect.DeepEqual(later, expires(month)) {
+					var all []string
+					for _, c := range h.seen {
+						all = append(all, fmt.Sprint(c))
+					}
+					t.Fatalf("after the earlier member's expiry, a notification found %v; notifications found %v", later, all)
+				}
+			}
+			return
+		}
 	}
 }

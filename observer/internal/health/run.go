@@ -79,7 +79,7 @@ func (p *prober) probe(ctx context.Context) {
 	m.mu.Unlock()
 	m.publish()
 
-	notAfter, err := servingNotAfter(ctx, m.restCfg)
+	leaf, err := servingLeaf(ctx, m.restCfg)
 	if ctx.Err() != nil {
 		return
 	}
@@ -87,10 +87,14 @@ func (p *prober) probe(ctx context.Context) {
 		err = nil
 	}
 	p.serving.note(m.log, err)
-	// A failed handshake clears the expiry rather than keeping a value that
-	// can no longer be checked: unknown is omitted, never guessed.
 	m.mu.Lock()
-	m.serving = notAfter
+	if leaf != nil {
+		m.serving.note(leaf, m.clk.Now())
+	} else {
+		// A failed handshake clears the expiry rather than keeping a value
+		// that can no longer be checked: unknown is omitted, never guessed.
+		clear(m.serving)
+	}
 	m.mu.Unlock()
 
 	if !p.csrStarted {
