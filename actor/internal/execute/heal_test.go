@@ -512,11 +512,19 @@ func TestHeal_MachineChangedSinceTheReadIsNotDeleted(t *testing.T) {
 	}
 }
 
-func TestHeal_ForbiddenMachineDeleteFailsWhileScalingKeepsWorking(t *testing.T) {
+// refusedHarness has one unhealthy worker, pool-a-m1, whose delete the
+// apiserver refuses as Forbidden, saying why.
+func refusedHarness(t *testing.T, why string) *healHarness {
+	t.Helper()
 	h := newHealHarness(t, poolMD("pool-a", 2))
 	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
 	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
-	h.world.deleteErr["pool-a-m1"] = apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New("no delete verb"))
+	h.world.deleteErr["pool-a-m1"] = apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New(why))
+	return h
+}
+
+func TestHeal_ForbiddenMachineDeleteFailsWhileScalingKeepsWorking(t *testing.T) {
+	h := refusedHarness(t, "no delete verb")
 	doc := healing(7, healPolicy(1, 0))
 	doc.Execution.Scaling = true
 	doc.WorkerPools = []desired.Pool{pool("pool-a", 3)}
@@ -1072,10 +1080,7 @@ func reasons(events []event) []string {
 // once: each Event is a new object, a change the observer beats on, and one
 // of the beat's 20 newest events.
 func TestHeal_ADeleteRefusedEveryPassIsOneEvent(t *testing.T) {
-	h := newHealHarness(t, poolMD("pool-a", 2))
-	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
-	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
-	h.world.deleteErr["pool-a-m1"] = apierrors.NewForbidden(machineResource, "pool-a-m1", errors.New("admission denied"))
+	h := refusedHarness(t, "admission denied")
 	doc := healing(7, healPolicy(1, 0))
 	for range 3 {
 		h.exec.Execute(t.Context(), doc)

@@ -371,24 +371,35 @@ func TestLoop_RunReturnsPromptlyOnCancel(t *testing.T) {
 // The real clock in a synctest bubble: the cold-start beat needs nothing to
 // fire it, and stopping and re-arming a real timer keeps the schedule. Beat
 // is left nil, as a caller without a liveness probe would.
+// realClockLoop is a Loop on the real clock, inside a synctest bubble, and
+// the times since its start at which it queued beats.
+func realClockLoop(changed chan struct{}) (*Loop, func() []time.Duration) {
+	start := time.Now()
+	var mu sync.Mutex
+	var beats []time.Duration
+	loop := &Loop{
+		Cadence: defaultCadence,
+		Clock:   clock.RealClock{},
+		Changed: changed,
+		Build:   func(time.Time) ([]byte, error) { return []byte("{}"), nil },
+		Enqueue: func([]byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			beats = append(beats, time.Since(start))
+		},
+		Log: slog.New(slog.DiscardHandler),
+	}
+	return loop, func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(beats)
+	}
+}
+
 func TestLoop_RealClockKeepsSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
 		changed := make(chan struct{}, 1)
-		var mu sync.Mutex
-		var beats []time.Duration
-		loop := &Loop{
-			Cadence: defaultCadence,
-			Clock:   clock.RealClock{},
-			Changed: changed,
-			Build:   func(time.Time) ([]byte, error) { return []byte("{}"), nil },
-			Enqueue: func([]byte) {
-				mu.Lock()
-				defer mu.Unlock()
-				beats = append(beats, time.Since(start))
-			},
-			Log: slog.New(slog.DiscardHandler),
-		}
+		loop, beats := realClockLoop(changed)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- loop.Run(ctx) }()
@@ -402,10 +413,8 @@ func TestLoop_RealClockKeepsSchedule(t *testing.T) {
 			t.Errorf("Run() = %v, want nil", err)
 		}
 
-		mu.Lock()
-		defer mu.Unlock()
-		if want := seconds(0, 15, 75); !slices.Equal(beats, want) {
-			t.Errorf("beats at %v, want %v", beats, want)
+		if want := seconds(0, 15, 75); !slices.Equal(beats(), want) {
+			t.Errorf("beats at %v, want %v", beats(), want)
 		}
 	})
 }
@@ -517,32 +526,15 @@ func TestLoop_CancelWhileWaitingForTheFirstReadsBeatsNothing(t *testing.T) {
 func TestLoop_AChangeBeforeTheFirstBeatIsNoReasonForASecond(t *testing.T) {
 	for i := range 20 {
 		synctest.Test(t, func(t *testing.T) {
-			start := time.Now()
 			changed := make(chan struct{}, 1)
 			changed <- struct{}{} // the initial lists
-			var mu sync.Mutex
-			var beats []time.Duration
-			loop := &Loop{
-				Cadence: defaultCadence,
-				Clock:   clock.RealClock{},
-				Changed: changed,
-				Build:   func(time.Time) ([]byte, error) { return []byte("{}"), nil },
-				Enqueue: func([]byte) {
-					mu.Lock()
-					defer mu.Unlock()
-					beats = append(beats, time.Since(start))
-				},
-				Log: slog.New(slog.DiscardHandler),
-			}
+			loop, beats := realClockLoop(changed)
 			run := testkit.Start(t, patience, loop.Run)
 			time.Sleep(70 * time.Second)
 			synctest.Wait()
 			run.Stop()
-
-			mu.Lock()
-			defer mu.Unlock()
-			if want := seconds(0, 60); !slices.Equal(beats, want) {
-				t.Errorf("run %d: beats at %v, want %v", i, beats, want)
+			if want := seconds(0, 60); !slices.Equal(beats(), want) {
+				t.Errorf("run %d: beats at %v, want %v", i, beats(), want)
 			}
 		})
 	}
