@@ -25,6 +25,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 	for _, a := range e.Memory.Settle(o, doc.Revision) {
 		e.Store.Upsert(a)
 	}
+	e.Memory.ForgetRefusals(o)
 	e.unwedge(ctx, o, doc.Revision, now)
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)
@@ -111,7 +112,7 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		}
 		final, result := e.deleteMachine(ctx, st)
 		e.Store.Upsert(final)
-		e.Memory.Record(st.Delete, result, e.now())
+		e.Memory.Record(st.Delete, final, result, e.now())
 		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)

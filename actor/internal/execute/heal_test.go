@@ -1103,6 +1103,38 @@ func TestHeal_ADeleteRefusedEveryPassIsOneEvent(t *testing.T) {
 	}
 }
 
+// A refused delete is asked again once the pool's cooldown has passed
+// since, not every pass: until then the pass reads no fresh Lists, sends
+// nothing, and reports the refusal word for word.
+func TestHeal_ARefusedDeleteWaitsTheCooldownBeforeItIsAskedAgain(t *testing.T) {
+	h := refusedHarness(t, "admission denied")
+	doc := healing(7, healPolicy(1, 600))
+	h.clock.set(start.Add(11 * time.Minute)) // past the term's own cooldown
+	h.exec.Execute(t.Context(), doc)
+	if n := len(h.world.machineDeletes); n != 1 {
+		t.Fatalf("%d deletes on the first pass, want the one refused", n)
+	}
+	refused, lists := h.store.Snapshot(), h.world.freshLists
+	for range 9 {
+		h.clock.advance(time.Minute)
+		h.exec.Execute(t.Context(), doc)
+	}
+	if n := len(h.world.machineDeletes); n != 1 {
+		t.Errorf("%d deletes within 600 s of the refusal, want none after the first", n)
+	}
+	if h.world.freshLists != lists {
+		t.Errorf("%d fresh Lists within the cooldown, want none", h.world.freshLists-lists)
+	}
+	if got := h.store.Snapshot(); !reflect.DeepEqual(got, refused) {
+		t.Errorf("reports within the cooldown %+v, want the refusal unchanged: %+v", got, refused)
+	}
+	h.clock.advance(time.Minute) // 600 s after the refusal
+	h.exec.Execute(t.Context(), doc)
+	if n := len(h.world.machineDeletes); n != 2 {
+		t.Errorf("%d deletes 600 s after the refusal, want it asked again", n)
+	}
+}
+
 // A new revision empties the store, but a refusal that stands is no news:
 // a platform that bumps the revision each poll would otherwise have every
 // standing refusal, and a standing storm, recorded every minute.

@@ -191,6 +191,11 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: cooldown of pool %q until %s; %s", m.Pool, until.UTC().Format(time.RFC3339), steady(c)))
 	}
+	if r, ok := mem.Refused[m.Name]; ok && r.UID == m.UID && now.Before(r.At.Add(p.Cooldown)) {
+		// Asked again once the pool's cooldown has passed since: the
+		// refusal may have been lifted by then.
+		return report(wire.StatusFailed, r.Detail)
+	}
 	st := report(wire.StatusInProgress, fmt.Sprintf("deleting Machine (%s)", c.Cause))
 	st.Delete = &Delete{Machine: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		Pool: m.Pool, Node: c.Node, NodeSince: c.Since, Cause: c.Cause}

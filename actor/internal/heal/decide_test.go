@@ -612,8 +612,9 @@ func TestHeal_DecideDoesNotChangeMemoryOrInput(t *testing.T) {
 	mem := NewMemory(now.Add(-time.Hour))
 	mem.LastHeal["workers"] = now.Add(-20 * time.Minute)
 	mem.Tracked["old"] = &Tracked{UID: "uid-old", Node: "n0", DeletedAt: now.Add(-20 * time.Minute)}
+	mem.Refused["m2"] = Refusal{UID: "uid-m2", At: now.Add(-time.Minute), Detail: "delete failed: forbidden"}
 	before := &Memory{Since: mem.Since, LastHeal: maps.Clone(mem.LastHeal), Tracked: map[string]*Tracked{"old": ptr(*mem.Tracked["old"])},
-		Unsure: map[string]*Tracked{}}
+		Unsure: map[string]*Tracked{}, Refused: maps.Clone(mem.Refused)}
 	machines := []Machine{machine("m2", "workers", "n2"), machine("m1", "workers", "n1")}
 	o := Observed{
 		Machines: machines,

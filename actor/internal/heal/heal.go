@@ -112,6 +112,17 @@ type Memory struct {
 	// Unsure holds, by name, the machines whose delete this term sent but
 	// never had answered, until a read settles whether it landed (Settle).
 	Unsure map[string]*Tracked
+	// Refused holds, by name, the machines whose delete this term had
+	// refused, until they are gone (ForgetRefusals).
+	Refused map[string]Refusal
+}
+
+// Refusal is a delete the apiserver refused: it is not asked again for a
+// cooldown, and the report says the same meanwhile.
+type Refusal struct {
+	UID    types.UID
+	At     time.Time
+	Detail string
 }
 
 // Tracked is one machine this term deleted, followed until it is gone.
@@ -126,7 +137,8 @@ type Tracked struct {
 
 // NewMemory starts a term's memory at now.
 func NewMemory(now time.Time) *Memory {
-	return &Memory{Since: now, LastHeal: map[string]time.Time{}, Tracked: map[string]*Tracked{}, Unsure: map[string]*Tracked{}}
+	return &Memory{Since: now, LastHeal: map[string]time.Time{}, Tracked: map[string]*Tracked{}, Unsure: map[string]*Tracked{},
+		Refused: map[string]Refusal{}}
 }
 
 // lastHeal is the cooldown baseline of pool: its last heal in this term, or

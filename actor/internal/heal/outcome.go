@@ -74,12 +74,18 @@ func Queued(machine string, rev int64) wire.Action {
 	return action(machine, wire.StatusPending, refuse.Queued, rev)
 }
 
-// Record notes a delete that landed (Deleted or Gone): the pool's cooldown
-// starts at returned, when the delete's answer came, and a machine this
-// term deleted is tracked for the unwedge from then.
-//
-// An Unsure delete counts for the cooldown too.
-func (m *Memory) Record(d *Delete, r Result, returned time.Time) {
+// Record notes what the delete d did, answered at returned with the report
+// final. One that landed (Deleted or Gone) starts the pool's cooldown, and
+// a machine this term deleted is tracked for the unwedge from then; an
+// Unsure delete counts for the cooldown too. A Failed one is remembered as
+// refused: asking again every pass, while an admission policy or the Role
+// refuses it, would only repeat the refusal, the fresh Lists before it
+// and an audit entry each minute.
+func (m *Memory) Record(d *Delete, final wire.Action, r Result, returned time.Time) {
+	delete(m.Refused, d.Machine)
+	if r == Failed {
+		m.Refused[d.Machine] = Refusal{UID: d.UID, At: returned, Detail: final.Detail}
+	}
 	if r != Deleted && r != Gone && r != Unsure {
 		return
 	}
@@ -114,4 +120,14 @@ func (m *Memory) Settle(o Observed, rev int64) []wire.Action {
 	}
 	slices.SortFunc(out, func(a, b wire.Action) int { return cmp.Compare(a.Target, b.Target) })
 	return out
+}
+
+// ForgetRefusals drops the refusals of machines o no longer shows live
+// under the same UID.
+func (m *Memory) ForgetRefusals(o Observed) {
+	for name, r := range m.Refused {
+		if !slices.ContainsFunc(o.Machines, func(x Machine) bool { return x.Name == name && x.UID == r.UID && !x.Deleting }) {
+			delete(m.Refused, name)
+		}
+	}
 }

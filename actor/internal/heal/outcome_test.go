@@ -3,12 +3,15 @@ package heal
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"kubehz.dev/agent/shared/wire"
 )
@@ -211,22 +214,38 @@ func TestHeal_RecordRemembersOnlyLandedDeletes(t *testing.T) {
 			},
 		},
 		{name: "Stale records nothing", result: Stale, d: d, want: start()},
-		{name: "Failed records nothing", result: Failed, d: d, want: start()},
+		{
+			name:   "Failed starts no cooldown and is remembered as refused",
+			result: Failed,
+			d:      d,
+			want: func() *Memory {
+				m := start()
+				m.Refused["m1"] = Refusal{UID: "uid-m1", At: now, Detail: "delete failed: forbidden"}
+				return m
+			}(),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mem := start()
-			mem.Record(tt.d, tt.result, now)
+			mem.Refused["m1"] = Refusal{UID: "uid-m1", At: earlier, Detail: "an earlier refusal"}
+			mem.Record(tt.d, wire.Action{Detail: "delete failed: forbidden"}, tt.result, now)
+			if tt.want.Refused == nil {
+				tt.want.Refused = map[string]Refusal{}
+			}
 			same(t, "memory.Since", mem.Since, tt.want.Since)
 			same(t, "memory.LastHeal", mem.LastHeal, tt.want.LastHeal)
 			same(t, "memory.Tracked", mem.Tracked, tt.want.Tracked)
+			if tt.d.Machine == "m1" || tt.result == Failed {
+				same(t, "memory.Refused", mem.Refused, tt.want.Refused)
+			}
 		})
 	}
 }
 
 func TestHeal_RecordedHealHoldsThePoolForTheCooldown(t *testing.T) {
 	mem := NewMemory(now.Add(-time.Hour))
-	mem.Record(decidedStep().Delete, Deleted, now)
+	mem.Record(decidedStep().Delete, wire.Action{}, Deleted, now)
 	o := Observed{
 		Machines: []Machine{machine("m2", "workers", "n2")},
 		Nodes:    nodesOf(notReady("n2", now.Add(-5*time.Minute))),
@@ -280,5 +299,57 @@ func TestHeal_ForbiddenHintSurvivesTheWireCap(t *testing.T) {
 		if !strings.Contains(onWire, w) {
 			t.Errorf("detail on the wire lacks %q:\n%s", w, onWire)
 		}
+	}
+}
+
+// A delete the apiserver refused is not asked again until the pool's
+// cooldown has passed since, and its report stays the refusal's, word for
+// word; the budget it did not use goes to the next candidate.
+func TestHeal_ARefusedDeleteIsAskedAgainOnlyAfterTheCooldown(t *testing.T) {
+	down := now.Add(-time.Hour)
+	m1, m2 := machine("m1", "workers", "n1"), machine("m2", "pool-b", "n2")
+	o := Observed{
+		Machines: []Machine{m1, m2},
+		Nodes:    nodesOf(notReady("n1", down), notReady("n2", down)),
+		MDs:      workerPools("workers", "pool-b"),
+	}
+	refusedAt := now.Add(-time.Minute)
+	mem := oldMemory()
+	mem.Refused["m1"] = Refusal{UID: "uid-m1", At: refusedAt, Detail: "delete failed: admission denied"}
+	cause := func(node string) string { return nodeCause(node, "NotReady", "1h0m0s", "1m0s") }
+
+	held := Decide(o, policy(), mem, now)
+	want := Decision{
+		Steps:    []Step{final("m1", wire.StatusFailed, "delete failed: admission denied"), healing(m2, "n2", down, cause("n2"))},
+		Keep:     keep("m1", "m2"),
+		InFlight: 1,
+	}
+	sameDecision(t, held, want)
+
+	// 900 s after the refusal it is asked again.
+	at := refusedAt.Add(900 * time.Second)
+	cause = func(node string) string { return nodeCause(node, "NotReady", "1h14m0s", "1m0s") }
+	again := Decide(Observed{Machines: []Machine{m1}, Nodes: nodesOf(notReady("n1", down)), MDs: o.MDs}, policy(), mem, at)
+	sameDecision(t, again, Decision{Steps: []Step{healing(m1, "n1", down, cause("n1"))}, Keep: keep("m1"), InFlight: 1})
+
+	// A Machine of the same name but another UID is another Machine.
+	other := m1
+	other.UID = "uid-m1-new"
+	fresh := Decide(Observed{Machines: []Machine{other}, Nodes: nodesOf(notReady("n1", down)), MDs: o.MDs}, policy(), mem, now)
+	if deletes(fresh) != 1 {
+		t.Errorf("a new Machine under a refused one's name: %s, want its delete", decisionString(fresh))
+	}
+}
+
+func TestHeal_ForgetRefusalsKeepsOnlyMachinesStillThere(t *testing.T) {
+	mem := NewMemory(now)
+	for _, name := range []string{"live", "gone", "replaced", "deleting"} {
+		mem.Refused[name] = Refusal{UID: types.UID("uid-" + name), At: now}
+	}
+	replaced, deleting := machine("replaced", "workers", "n2"), machine("deleting", "workers", "n3")
+	replaced.UID, deleting.Deleting = "uid-other", true
+	mem.ForgetRefusals(Observed{Machines: []Machine{machine("live", "workers", "n1"), replaced, deleting}})
+	if got := slices.Sorted(maps.Keys(mem.Refused)); !slices.Equal(got, []string{"live"}) {
+		t.Errorf("refusals kept for %v, want live only", got)
 	}
 }
