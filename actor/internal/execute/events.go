@@ -58,11 +58,19 @@ func (e *Executor) news(a wire.Action) bool {
 }
 
 // forgetEvents drops what news keeps of typ's targets that keep does not
-// hold: an outcome that left the store is news again if it comes back.
+// hold (all of typ's when keep is nil): an outcome that left the store is
+// news again if it comes back.
 func (e *Executor) forgetEvents(typ string, keep map[string]wire.Action) {
 	for k, a := range e.evented {
 		if _, ok := keep[a.Target]; a.Type == typ && !ok {
 			delete(e.evented, k)
 		}
 	}
+}
+
+// withdraw drops typ's reports, for a capability the document no longer
+// authorizes, and what news keeps of them.
+func (e *Executor) withdraw(typ string) {
+	e.Store.ClearType(typ)
+	e.forgetEvents(typ, nil)
 }

@@ -57,3 +57,41 @@ func TestEventMessage_HostileDetailIsEscapedThenCut(t *testing.T) {
 		}
 	}
 }
+
+func TestNews_IsAnOutcomeOtherThanTheLastOneForItsTargetTheRevisionAside(t *testing.T) {
+	var e Executor
+	pool := wire.Action{Type: wire.ActionScale, Target: "pool-a", Status: wire.StatusDone, Detail: "already at 3 replicas", Revision: 7}
+	heal := wire.Action{Type: wire.ActionHeal, Target: "m1", Status: wire.StatusFailed, Detail: "refusing", Revision: 7}
+	for _, a := range []wire.Action{pool, heal} {
+		if !e.news(a) {
+			t.Errorf("%s/%s: the first outcome is not news", a.Type, a.Target)
+		}
+		again := a
+		again.Revision = 8
+		if e.news(again) {
+			t.Errorf("%s/%s: the same outcome at another revision is news", a.Type, a.Target)
+		}
+	}
+
+	// Forgetting heal targets leaves the pools' outcomes alone.
+	e.forgetEvents(wire.ActionHeal, map[string]wire.Action{})
+	if e.news(pool) {
+		t.Error("forgetting heal targets forgot a pool's outcome")
+	}
+	if !e.news(heal) {
+		t.Error("a heal outcome whose report left the store is not news again")
+	}
+
+	// What it keeps is what the store keeps.
+	for i := range 100 {
+		e.news(wire.Action{Type: wire.ActionHeal, Target: "machine-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), Detail: "refusing"})
+	}
+	e.forgetEvents(wire.ActionHeal, map[string]wire.Action{"m1": heal})
+	if len(e.evented) != 2 {
+		t.Errorf("news keeps %d outcomes, want the pool's and m1's", len(e.evented))
+	}
+	e.forgetEvents(wire.ActionHeal, nil)
+	if len(e.evented) != 1 {
+		t.Errorf("news keeps %d outcomes after forgetting every heal target, want the pool's", len(e.evented))
+	}
+}

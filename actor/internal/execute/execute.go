@@ -77,6 +77,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 		// Nothing is authorized: no API call, not even a List.
 		e.stopCaches(false, false, false)
 		e.Store.Clear()
+		e.evented = nil // withdrawn outcomes are news again
 		e.publish(ctx, 0)
 		return false
 	}
@@ -87,13 +88,13 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	// A capability switched off loses its reports at once, even when the
 	// revision did not change (closing docs/contract.md#g-2).
 	if !x.Scaling {
-		e.Store.ClearType(wire.ActionScale)
+		e.withdraw(wire.ActionScale)
 	}
 	if !x.Upgrades {
-		e.Store.ClearType(wire.ActionUpgrade)
+		e.withdraw(wire.ActionUpgrade)
 	}
 	if !doc.HealingArmed() {
-		e.Store.ClearType(wire.ActionHeal)
+		e.withdraw(wire.ActionHeal)
 	}
 	// Only what an authorized capability reads keeps watching; upgrades
 	// read nothing until the document names a version.
@@ -146,6 +147,7 @@ func (e *Executor) now() time.Time {
 // docs/contract.md#g-1).
 func (e *Executor) Clear(reason string) {
 	e.stopCaches(false, false, false)
+	e.evented = nil // withdrawn outcomes are news again
 	if e.Store.Clear() {
 		e.Log.Warn("Reports cleared: nothing is authorized", "reason", reason)
 	}

@@ -116,16 +116,17 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)
-		if !e.news(final) {
-			// A delete refused again, pass after pass (RBAC, an admission
-			// policy), was recorded the first time.
-			continue
-		}
+		news := e.news(final)
 		switch result {
 		case heal.Deleted, heal.Gone:
 			e.machineEvent(ctx, o, final, false, "KubehzHealed")
-		case heal.Failed, heal.Unsure:
+		case heal.Unsure:
+			// Each may have landed, whatever the one before it said.
 			e.machineEvent(ctx, o, final, true, "KubehzHealFailed")
+		case heal.Failed:
+			if news { // a refusal repeated after a cooldown was recorded the first time
+				e.machineEvent(ctx, o, final, true, "KubehzHealFailed")
+			}
 		}
 	}
 }

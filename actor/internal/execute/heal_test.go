@@ -1171,6 +1171,57 @@ func TestHeal_ANewRevisionRecordsNoStandingRefusalOrStormAgain(t *testing.T) {
 	}
 }
 
+// Healing switched off withdraws its reports, and a refusal that still
+// stands when it is switched on again is news again; so after a 4xx from
+// /desired, or a document authorizing nothing, clears everything.
+func TestHeal_ARefusalWithdrawnAndBackIsRecordedAgain(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	doc := func(rev int64, armed bool) desired.Document {
+		d := healing(rev, healPolicy(1, 0))
+		d.WorkerPools = []desired.Pool{pool("pool-b", 1)} // pool-a is not named: a standing refusal
+		d.Execution.Healing = armed
+		d.Execution.Scaling = !armed // something stays authorized
+		return d
+	}
+	h.exec.Execute(t.Context(), doc(7, true))
+	h.exec.Execute(t.Context(), doc(8, false))
+	h.exec.Execute(t.Context(), doc(9, true))
+	h.exec.Clear("404")
+	h.exec.Execute(t.Context(), doc(10, true))
+	nothing := doc(11, false)
+	nothing.Execution.Scaling = false
+	h.exec.Execute(t.Context(), nothing)
+	h.exec.Execute(t.Context(), doc(12, true))
+	refused := mdNamespace + "/pool-a-m1 KubehzRefused"
+	if got, want := reasons(h.events.events), []string{refused, refused, refused, refused}; !slices.Equal(got, want) {
+		t.Errorf("Events %v, want the refusal at revisions 7, 9, 10 and 12", got)
+	}
+}
+
+// A delete whose answer never came may have landed: each such attempt,
+// one a cooldown, is recorded, however alike their reports read.
+func TestHeal_EachDeleteWithoutAnAnswerIsAnEvent(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"))
+	h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+	h.world.deleteErr["pool-a-m1"] = apierrors.NewServerTimeout(machineResource, "delete", 1)
+	doc := healing(7, healPolicy(1, 300))
+	h.clock.set(start.Add(5 * time.Minute)) // past the term's own cooldown
+	for range 11 {
+		h.exec.Execute(t.Context(), doc)
+		h.clock.advance(time.Minute)
+	}
+	if n := len(h.world.machineDeletes); n != 3 {
+		t.Fatalf("%d deletes over 11 minutes with a 300 s cooldown, want 3", n)
+	}
+	failed := mdNamespace + "/pool-a-m1 KubehzHealFailed"
+	if got, want := reasons(h.events.events), []string{failed, failed, failed}; !slices.Equal(got, want) {
+		t.Errorf("Events %v, want one for each delete", got)
+	}
+}
+
 // What news remembers of a heal target goes with its report: a Machine
 // refused, then gone, then back under the same name is news again, and the
 // memory does not grow with every Machine a long term has seen.

@@ -368,9 +368,6 @@ func TestLoop_RunReturnsPromptlyOnCancel(t *testing.T) {
 	}
 }
 
-// The real clock in a synctest bubble: the cold-start beat needs nothing to
-// fire it, and stopping and re-arming a real timer keeps the schedule. Beat
-// is left nil, as a caller without a liveness probe would.
 // realClockLoop is a Loop on the real clock, inside a synctest bubble, and
 // the times since its start at which it queued beats.
 func realClockLoop(changed chan struct{}) (*Loop, func() []time.Duration) {
@@ -396,6 +393,9 @@ func realClockLoop(changed chan struct{}) (*Loop, func() []time.Duration) {
 	}
 }
 
+// The real clock in a synctest bubble: the cold-start beat needs nothing to
+// fire it, and stopping and re-arming a real timer keeps the schedule. Beat
+// is left nil, as a caller without a liveness probe would.
 func TestLoop_RealClockKeepsSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		changed := make(chan struct{}, 1)

@@ -43,6 +43,8 @@ type apiserverStub struct {
 	hits   atomic.Int32
 	// ca, when set, is what a client trusts instead of srv's certificate.
 	ca []byte
+	// members are the PEMs of an HA stub's members, in turn.
+	members [][]byte
 }
 
 func newAPIServerStub(t *testing.T) *apiserverStub {
@@ -60,6 +62,7 @@ func newHAStub(t *testing.T, notAfters ...time.Time) *apiserverStub {
 	for _, at := range notAfters {
 		cert, certPEM := servingCertificate(t, at)
 		members = append(members, cert)
+		s.members = append(s.members, certPEM)
 		s.ca = append(s.ca, certPEM...)
 	}
 	var next atomic.Int32

@@ -3,6 +3,7 @@ package health
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -216,5 +217,34 @@ func TestMonitor_HAMembersServingCertificatesGiveTheEarliestWithoutFlipping(t *t
 			}
 			return
 		}
+	}
+}
+
+// A member whose certificate the client does not trust fails its
+// handshake; what the other members presented still stands, rather than
+// the expiry turning unknown at every probe that reaches it.
+func TestMonitor_AFailedHandshakeKeepsWhatTheOtherMembersPresented(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	year := now.Add(365 * 24 * time.Hour)
+	stub := newHAStub(t, year, now.Add(30*24*time.Hour))
+	stub.ca = stub.members[0] // the second member is not trusted
+	h := start(t, fake.NewClientset(), stub)
+	for range 6 {
+		testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+		h.clk.Step(interval)
+	}
+	testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+	await(t, "certificates", h.m.Certificates, expires(year))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	known := false
+	for _, c := range h.seen {
+		known = known || c != nil
+		if known && !reflect.DeepEqual(c, expires(year)) {
+			t.Fatalf("a notification found %v once the trusted member's expiry was known", c)
+		}
+	}
+	if !strings.Contains(h.logs.String(), "unreadable") {
+		t.Errorf("the failed handshakes were not logged: %s", h.logs.String())
 	}
 }

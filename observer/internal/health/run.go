@@ -40,7 +40,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 			recovered: "Readyz probe answers again",
 		},
 		serving: onceLog{
-			failed:    "Apiserver serving certificate unreadable; its expiry omitted",
+			failed:    "Apiserver serving certificate unreadable; the expiries read in the past hour still count",
 			recovered: "Apiserver serving certificate readable again",
 		},
 		csrGate: onceLog{
@@ -88,13 +88,7 @@ func (p *prober) probe(ctx context.Context) {
 	}
 	p.serving.note(m.log, err)
 	m.mu.Lock()
-	if leaf != nil {
-		m.serving.note(leaf, m.clk.Now())
-	} else {
-		// A failed handshake clears the expiry rather than keeping a value
-		// that can no longer be checked: unknown is omitted, never guessed.
-		clear(m.serving)
-	}
+	m.serving.note(leaf, m.clk.Now())
 	m.mu.Unlock()
 
 	if !p.csrStarted {

@@ -13,7 +13,10 @@ import (
 // reach another member of an HA control plane, and each member has its own
 // certificate, issued when it joined or last renewed. The last one read
 // would make the expiry flip between members from beat to beat; the
-// earliest of those seen lately is the one to renew first.
+// earliest of those seen lately is the one to renew first. A failed
+// handshake (one member's certificate untrusted or expired, a dial that
+// timed out) forgets nothing: what was read within the hour still stands,
+// and after an hour of failures nothing does.
 
 // servingMemory is how long a certificate not presented again still counts.
 // At one probe a minute, a member of a three-member control plane goes
@@ -30,11 +33,13 @@ type seenCert struct{ notAfter, seen time.Time }
 // servingMemory, by the SHA-256 of their DER.
 type servingCerts map[[sha256.Size]byte]seenCert
 
-// note records leaf as presented at now, then forgets what was last
-// presented before now - servingMemory and, past maxServingCerts, the
-// least recently presented.
+// note records leaf as presented at now (nil: a probe that read none),
+// then forgets what was last presented before now - servingMemory and,
+// past maxServingCerts, the least recently presented.
 func (s servingCerts) note(leaf *x509.Certificate, now time.Time) {
-	s[sha256.Sum256(leaf.Raw)] = seenCert{notAfter: leaf.NotAfter, seen: now}
+	if leaf != nil {
+		s[sha256.Sum256(leaf.Raw)] = seenCert{notAfter: leaf.NotAfter, seen: now}
+	}
 	maps.DeleteFunc(s, func(_ [sha256.Size]byte, c seenCert) bool { return now.Sub(c.seen) > servingMemory })
 	for len(s) > maxServingCerts {
 		ids := slices.Collect(maps.Keys(s))

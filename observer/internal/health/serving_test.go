@@ -53,3 +53,17 @@ func TestServingCerts_NoneIsUnknown(t *testing.T) {
 		t.Errorf("earliest of none = %v, want zero", got)
 	}
 }
+
+func TestServingCerts_FailedReadsForgetOnlyWhatAnHourLeftUnseen(t *testing.T) {
+	s := servingCerts{}
+	a := member("a", t0.Add(24*time.Hour))
+	s.note(a, t0)
+	s.note(nil, t0.Add(time.Hour))
+	if got := s.earliest(); !got.Equal(a.NotAfter) {
+		t.Errorf("after failed reads for an hour, earliest = %v, want a's %v still", got, a.NotAfter)
+	}
+	s.note(nil, t0.Add(time.Hour+time.Second))
+	if got := s.earliest(); !got.IsZero() {
+		t.Errorf("after failed reads for over an hour, earliest = %v, want unknown", got)
+	}
+}
