@@ -114,6 +114,17 @@ type harness struct {
 	seen []*wire.Certificates // the expiry each notification found
 }
 
+// probes runs n more probes, one an interval, each to its end: the probe
+// loop re-arms its timer once a probe has ended.
+func (h *harness) probes(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+		h.clk.Step(interval)
+	}
+	testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+}
+
 // notifiedWith reports whether a notification found the expiry want.
 func (h *harness) notifiedWith(want *wire.Certificates) bool {
 	h.mu.Lock()

@@ -195,12 +195,7 @@ func TestMonitor_HAMembersServingCertificatesGiveTheEarliestWithoutFlipping(t *t
 	year, month := now.Add(365*24*time.Hour), now.Add(30*24*time.Hour)
 	stub := newHAStub(t, year, month)
 	h := start(t, fake.NewClientset(), stub)
-	for range 6 {
-		// The probe loop re-arms its timer once a probe has ended.
-		testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
-		h.clk.Step(interval)
-	}
-	testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+	h.probes(t, 6)
 	await(t, "certificates", h.m.Certificates, expires(month))
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -229,11 +224,7 @@ func TestMonitor_AFailedHandshakeKeepsWhatTheOtherMembersPresented(t *testing.T)
 	stub := newHAStub(t, year, now.Add(30*24*time.Hour))
 	stub.ca = stub.members[0] // the second member is not trusted
 	h := start(t, fake.NewClientset(), stub)
-	for range 6 {
-		testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
-		h.clk.Step(interval)
-	}
-	testkit.Await(t, patience, "the probe to end", h.clk.HasWaiters)
+	h.probes(t, 6)
 	await(t, "certificates", h.m.Certificates, expires(year))
 	h.mu.Lock()
 	defer h.mu.Unlock()
