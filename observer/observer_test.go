@@ -18,7 +18,7 @@ import (
 // actor's reports, the machine issues and pools, or the inventory: the beat
 // loop waits for the first read of each (docs/contract.md#cadence), and
 // beat's TestLoop_FirstBeatWaits… pins the wait itself.
-func TestNewObserver_FirstBeatWaitsForReportsMachinesAndInventory(t *testing.T) {
+func TestNewObserver_FirstReadsAreTheReportsMachinesAndInventory(t *testing.T) {
 	restCfg := &rest.Config{Host: "https://127.0.0.1:1"} // never dialled: nothing runs
 	api, err := kubeapi.New(restCfg)
 	if err != nil {

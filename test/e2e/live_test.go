@@ -90,7 +90,7 @@ func TestObserver_FirstBeatMatchesCluster(t *testing.T) {
 // clear them on every restart, so the first beat waits for their first
 // reads. Here those reads usually end before the caches sync anyway, so this
 // test passes without the wait too; beat's TestLoop_FirstBeatWaits… pins
-// the wait, and observer's TestNewObserver_FirstBeatWaits… what it waits for.
+// the wait, and observer's TestNewObserver_FirstReadsAre… what it waits for.
 func TestObserver_FirstBeatCarriesMachineIssuesPoolsAndInventory(t *testing.T) {
 	mds, machines := installMachineCRDs(t)
 	createPoolA(t, mds, machines)

@@ -74,3 +74,11 @@ func (e *Executor) withdraw(typ string) {
 	e.Store.ClearType(typ)
 	e.forgetEvents(typ, nil)
 }
+
+// withdrawAll is withdraw for every capability, once nothing is authorized:
+// it also stops every cache. It reports whether any report was dropped.
+func (e *Executor) withdrawAll() bool {
+	e.stopCaches(false, false, false)
+	e.evented = nil
+	return e.Store.Clear()
+}

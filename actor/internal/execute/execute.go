@@ -75,9 +75,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	x := doc.Execution
 	if !x.Scaling && !x.Upgrades && !doc.HealingArmed() {
 		// Nothing is authorized: no API call, not even a List.
-		e.stopCaches(false, false, false)
-		e.Store.Clear()
-		e.evented = nil // withdrawn outcomes are news again
+		e.withdrawAll()
 		e.publish(ctx, 0)
 		return false
 	}
@@ -146,9 +144,7 @@ func (e *Executor) now() time.Time {
 // from /desired, or a document that failed validation; closing
 // docs/contract.md#g-1).
 func (e *Executor) Clear(reason string) {
-	e.stopCaches(false, false, false)
-	e.evented = nil // withdrawn outcomes are news again
-	if e.Store.Clear() {
+	if e.withdrawAll() {
 		e.Log.Warn("Reports cleared: nothing is authorized", "reason", reason)
 	}
 	e.publish(e.Base, 0)

@@ -1223,8 +1223,8 @@ func TestHeal_EachDeleteWithoutAnAnswerIsAnEvent(t *testing.T) {
 }
 
 // What news remembers of a heal target goes with its report: a Machine
-// refused, then gone, then back under the same name is news again, and the
-// memory does not grow with every Machine a long term has seen.
+// refused, then gone, then back under the same name is news again
+// (TestNews_… checks that the memory is no bigger than the store's).
 func TestHeal_AnOutcomeThatLeftTheStoreIsNewsAgain(t *testing.T) {
 	h := newHealHarness(t, poolMD("pool-a", 2))
 	down := start.Add(-10 * time.Minute)
