@@ -519,6 +519,30 @@ func TestLoop_CancelWhileWaitingForTheFirstReadsBeatsNothing(t *testing.T) {
 	})
 }
 
+type neverSynced struct{}
+
+func (neverSynced) HasSynced() bool { return false }
+
+// On a real clock the first beat's timer is ready the moment the wait ends,
+// so a wait that ended on the cancel as if the reads were done would race
+// the cancel and beat about half the time. 20 runs make that race show.
+func TestLoop_CancelWhileWaitingForTheFirstReadsBeatsNothingOnARealClock(t *testing.T) {
+	for i := range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			loop, beats := realClockLoop(make(chan struct{}, 1))
+			loop.FirstReads = []interface{ HasSynced() bool }{neverSynced{}}
+			loop.FirstReadsLimit = 10 * time.Second
+			run := testkit.Start(t, patience, loop.Run)
+			time.Sleep(5 * time.Second)
+			synctest.Wait()
+			run.Stop()
+			if got := beats(); len(got) != 0 {
+				t.Errorf("run %d: beats at %v after a cancel during the wait", i, got)
+			}
+		})
+	}
+}
+
 // A change the caches signalled before the first beat is in its snapshot.
 // On a real clock the first beat's timer and that signal are ready at once,
 // and select may pick either, so the test runs 20 times: without the drain,
