@@ -18,10 +18,10 @@ import (
 // than trust a truncated document.
 const MaxBytes = 1 << 20
 
-// MaxPools is how many of a document's pools each capability (scaling,
+// PoolsPerPass is how many of a document's pools each capability (scaling,
 // upgrades, healing) processes in a pass: the first, after sorting by name
 // (docs/contract.md#acting-gate).
-const MaxPools = 100
+const PoolsPerPass = 100
 
 // Bounds of docs/contract.md#desired-validation, wider than the platform's own
 // (maxUnhealthy ≤ 100, seconds ≤ 86400), so a server change does not stop the

@@ -235,7 +235,7 @@ func action(machine, status, detail string, rev int64) wire.Action {
 func unnamed(p Policy, pool string) string {
 	if _, past := p.Named[pool]; past {
 		return fmt.Sprintf("pool %q is named past the first %d of the desired state's workerPools by name, the most the actor takes",
-			pool, desired.MaxPools)
+			pool, desired.PoolsPerPass)
 	}
 	return fmt.Sprintf("pool %q is not among the desired state's workerPools", pool)
 }

@@ -87,7 +87,7 @@ type Policy struct {
 	Cooldown       time.Duration // no floor: 0 means no pause
 	Revision       int64
 	// Named is true for the pools the desired document names, the first
-	// desired.MaxPools of them by name, and false for those it names past
+	// desired.PoolsPerPass of them by name, and false for those it names past
 	// them (NamedPools). A machine in any other pool is refused: the actor
 	// touches only what the platform named, whatever machine-controller
 	// holds besides.

@@ -56,7 +56,7 @@ func PolicyFrom(h desired.Healing, revision int64, l Limits) Policy {
 }
 
 // NamedPools is Policy.Named for the document's pools: true for the first
-// desired.MaxPools names in sorted order, a repeated name taking a place in
+// desired.PoolsPerPass names in sorted order, a repeated name taking a place in
 // the cut for each time it is named, as in scaling and upgrades; false for
 // a name past them, so that a refusal can tell it from a pool not named.
 func NamedPools(pools []desired.Pool) map[string]bool {
@@ -67,7 +67,7 @@ func NamedPools(pools []desired.Pool) map[string]bool {
 	slices.Sort(names)
 	named := make(map[string]bool, len(names))
 	for i, name := range names {
-		named[name] = named[name] || i < desired.MaxPools
+		named[name] = named[name] || i < desired.PoolsPerPass
 	}
 	return named
 }

@@ -64,7 +64,7 @@ type Step struct {
 }
 
 // Plan decides one scaling pass. Pools are sorted by name and at most
-// desired.MaxPools are processed. mds holds the MachineDeployments of the
+// desired.PoolsPerPass are processed. mds holds the MachineDeployments of the
 // namespace by name; a nil map, or a non-nil listErr, means the List failed,
 // and then every pool is reported failed and retried. With no pools the
 // caller need not List at all: Plan returns nil whatever mds holds.
@@ -170,13 +170,13 @@ func listFailed(pools []Target, listErr error, p Policy) []Step {
 	return steps
 }
 
-// firstPools returns a sorted copy of at most desired.MaxPools pools. The
+// firstPools returns a sorted copy of at most desired.PoolsPerPass pools. The
 // sort is stable so equal names keep the document's order.
 func firstPools(pools []Target) []Target {
 	sorted := slices.Clone(pools)
 	slices.SortStableFunc(sorted, func(a, b Target) int { return cmp.Compare(a.Name, b.Name) })
-	if len(sorted) > desired.MaxPools {
-		sorted = sorted[:desired.MaxPools]
+	if len(sorted) > desired.PoolsPerPass {
+		sorted = sorted[:desired.PoolsPerPass]
 	}
 	return sorted
 }

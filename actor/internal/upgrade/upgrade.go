@@ -82,7 +82,7 @@ type Step struct {
 }
 
 // Plan decides one upgrade pass. Pools are sorted by name and at most
-// desired.MaxPools are processed. Steps come back in pool order, one per
+// desired.PoolsPerPass are processed. Steps come back in pool order, one per
 // pool that has something to report; a pool with nothing to say (always at
 // target, or a control-plane or autoscaler pool already at target) has no
 // step. At most one step carries a Patch. retry asks for another pass on the
@@ -139,7 +139,7 @@ func Plan(o Observed, p Policy, mem Memory) (steps []Step, retry bool) {
 // final report.
 type entry struct{ name, refusal string }
 
-// selectPools sorts the names, keeps at most desired.MaxPools, drops empty
+// selectPools sorts the names, keeps at most desired.PoolsPerPass, drops empty
 // names (there is no target to report them under) and refuses the invalid
 // and the ambiguous ones.
 func selectPools(names []string) []entry {
@@ -151,8 +151,8 @@ func selectPools(names []string) []entry {
 	}
 	sorted := slices.Clone(names)
 	slices.SortFunc(sorted, cmp.Compare[string])
-	if len(sorted) > desired.MaxPools {
-		sorted = sorted[:desired.MaxPools]
+	if len(sorted) > desired.PoolsPerPass {
+		sorted = sorted[:desired.PoolsPerPass]
 	}
 	var out []entry
 	for i, name := range sorted {

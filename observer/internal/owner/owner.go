@@ -17,10 +17,10 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// ConfigMapName and Key locate the marker; the CronJob's tooling writes them.
+// MarkerConfigMap and MarkerKey locate the marker; the CronJob's tooling writes them.
 const (
-	ConfigMapName = "kubehz-agent-config"
-	Key           = "KUBEHZ_HEARTBEAT_OWNER"
+	MarkerConfigMap = "kubehz-agent-config"
+	MarkerKey       = "KUBEHZ_HEARTBEAT_OWNER"
 )
 
 // Owners named by the marker.
@@ -70,7 +70,7 @@ type Options struct {
 // watch on that name only, which list and watch satisfy through the
 // metadata.name field selector.
 func New(configMaps kubeapi.Reader[*kubeapi.ConfigMapList], opts Options) *Watcher {
-	lw := kubeapi.ListWatch(configMaps, kubeapi.Named(ConfigMapName))
+	lw := kubeapi.ListWatch(configMaps, kubeapi.Named(MarkerConfigMap))
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -86,7 +86,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		// Only the one value is kept, never the rest of the ConfigMap.
 		Transform: func(obj any) (any, error) {
 			if cm, ok := obj.(*kubeapi.ConfigMap); ok {
-				v, has := cm.Data[Key]
+				v, has := cm.Data[MarkerKey]
 				return &marker{namespace: cm.Namespace, name: cm.Name, value: v, has: has}, nil
 			}
 			return obj, nil
@@ -133,16 +133,16 @@ func (w *Watcher) reevaluate() {
 	w.mu.Unlock()
 
 	if logUnknown {
-		w.log.Warn("Unknown heartbeat owner; the observer keeps beating", "configMap", ConfigMapName, "key", Key,
+		w.log.Warn("Unknown heartbeat owner; the observer keeps beating", "configMap", MarkerConfigMap, "key", MarkerKey,
 			"value", wire.Clamp(value, wire.MaxLabelLen))
 	}
 	if !changed {
 		return
 	}
 	if beat {
-		w.log.Info("Heartbeat owner is the operator; beating", "configMap", ConfigMapName)
+		w.log.Info("Heartbeat owner is the operator; beating", "configMap", MarkerConfigMap)
 	} else {
-		w.log.Info("Heartbeat owner is the CronJob; standing down, caches stay warm", "configMap", ConfigMapName, "key", Key)
+		w.log.Info("Heartbeat owner is the CronJob; standing down, caches stay warm", "configMap", MarkerConfigMap, "key", MarkerKey)
 	}
 	if w.notify != nil {
 		w.notify()
