@@ -66,7 +66,7 @@ func typedClient(restCfg *rest.Config) (kubernetes.Interface, error) {
 
 // run watches the kill switch and, once its first list is in and while the
 // actor's Deployment stands, campaigns for the Lease; each term won runs
-// term. A fenced actor stays down until the pod is deleted.
+// term. Once the kill switch trips, the actor stays down until the pod is deleted.
 func (a *actor) run(ctx context.Context) error {
 	switchCtx, stopSwitch := context.WithCancel(ctx)
 	switchDone := make(chan struct{})
@@ -81,7 +81,7 @@ func (a *actor) run(ctx context.Context) error {
 	a.alive.Idle()
 
 	select {
-	case <-a.killSwitch.Fenced():
+	case <-a.killSwitch.Tripped():
 		a.log.Warn("The actor Deployment is gone or going; never campaigning",
 			"check", "kubectl -n "+a.cfg.Namespace+" get deployment "+a.cfg.Deployment+"; re-apply deploy/actor to act again")
 		<-ctx.Done()
@@ -90,11 +90,11 @@ func (a *actor) run(ctx context.Context) error {
 	}
 	err := lead.Run(ctx, lead.Config{Client: a.client, Namespace: a.cfg.Namespace, LeaseName: a.cfg.ActorLease,
 		Deployment: a.cfg.Deployment, Identity: a.identity, Log: a.log, Holder: a.state.holder},
-		a.killSwitch.Fenced(), a.term)
-	if errors.Is(err, lead.ErrFenced) {
+		a.killSwitch.Tripped(), a.term)
+	if errors.Is(err, lead.ErrKilled) {
 		// The Deployment is going away: stay down, quietly, until the pod is
 		// killed, rather than exit and be restarted into the same state.
-		a.log.Warn("Fenced: no longer acting; idle until the pod is deleted")
+		a.log.Warn("Kill switch tripped: no longer acting; idle until the pod is deleted")
 		<-ctx.Done()
 		return nil
 	}

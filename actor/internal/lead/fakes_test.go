@@ -85,20 +85,20 @@ type running struct {
 	err    error
 }
 
-func startRun(t *testing.T, cfg Config, fenced <-chan struct{}, work Work) *running {
+func startRun(t *testing.T, cfg Config, killed <-chan struct{}, work Work) *running {
 	t.Helper()
-	return startRunIn(t, t.Context(), cfg, fenced, work)
+	return startRunIn(t, t.Context(), cfg, killed, work)
 }
 
 // startRunIn is startRun under parent, which may carry a logger for
 // client-go's elector.
-func startRunIn(t *testing.T, parent context.Context, cfg Config, fenced <-chan struct{}, work Work) *running {
+func startRunIn(t *testing.T, parent context.Context, cfg Config, killed <-chan struct{}, work Work) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(parent)
 	r := &running{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		r.err = Run(ctx, cfg, fenced, work)
+		r.err = Run(ctx, cfg, killed, work)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -22,22 +22,22 @@ type Fence struct {
 	name       string // the Lease
 	deployment string // the actor's own Deployment: the kill switch
 	identity   string
-	fenced     atomic.Bool
+	killed     atomic.Bool
 	now        func() time.Time
 
-	goneOnce sync.Once
-	gone     chan struct{} // closed when a write found the Deployment gone
+	tripOnce sync.Once
+	tripped  chan struct{} // closed when a write found the Deployment gone
 }
 
 func newFence(client kubernetes.Interface, namespace, lease, deployment, identity string) *Fence {
 	return &Fence{client: client, namespace: namespace, name: lease, deployment: deployment, identity: identity,
-		now: time.Now, gone: make(chan struct{})}
+		now: time.Now, tripped: make(chan struct{})}
 }
 
-// Gone closes when a write found the actor's Deployment deleted or being
+// Tripped closes when a write found the actor's Deployment deleted or being
 // deleted: the kill switch, seen on the write path even when the
 // KillSwitch's watch lags behind.
-func (f *Fence) Gone() <-chan struct{} { return f.gone }
+func (f *Fence) Tripped() <-chan struct{} { return f.tripped }
 
 // Write returns a context for one write. It fails unless the Lease, read
 // fresh from the apiserver, names this process as holder with a renewal
@@ -49,8 +49,8 @@ func (f *Fence) Gone() <-chan struct{} { return f.gone }
 // successor's term (one frozen inside the transport, past its own check,
 // does: see DeadlineTransport).
 func (f *Fence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	if f.fenced.Load() {
-		return nil, nil, ErrFenced
+	if f.killed.Load() {
+		return nil, nil, ErrKilled
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -93,7 +93,7 @@ func (f *Fence) Confirm(ctx context.Context, retrying func(error)) error {
 		case err == nil:
 			done()
 			return nil
-		case errors.Is(err, ErrLostLease), errors.Is(err, ErrFenced), ctx.Err() != nil:
+		case errors.Is(err, ErrLostLease), errors.Is(err, ErrKilled), ctx.Err() != nil:
 			return err
 		}
 		retrying(err)
@@ -172,9 +172,9 @@ func termBound(ctx context.Context, left time.Duration, now time.Time) (time.Dur
 func (f *Fence) deploymentStands(ctx context.Context) error {
 	d, err := f.client.AppsV1().Deployments(f.namespace).Get(ctx, f.deployment, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) || err == nil && d.DeletionTimestamp != nil {
-		f.fenced.Store(true)
-		f.goneOnce.Do(func() { close(f.gone) })
-		return fmt.Errorf("%w: Deployment %s/%s", ErrFenced, f.namespace, f.deployment)
+		f.killed.Store(true)
+		f.tripOnce.Do(func() { close(f.tripped) })
+		return fmt.Errorf("%w: Deployment %s/%s", ErrKilled, f.namespace, f.deployment)
 	}
 	if err != nil {
 		return unconfirmed{what: "actor Deployment", err: err}

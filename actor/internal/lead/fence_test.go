@@ -31,7 +31,7 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 
 	cases := []struct {
 		name      string
-		fenced    bool
+		killed    bool
 		cancelled bool
 		lease     *coordinationv1.Lease // nil: the Lease does not exist
 		getErr    error                 // the apiserver's answer to the read, if any
@@ -46,12 +46,12 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 		// The actor's own Deployment: absent, being deleted, or unreadable.
 		noDeployment, deleting bool
 		deploymentErr          error
-		wantGone               bool
+		wantTripped            bool
 	}{
 		{
-			name:   "fenced refuses without reading the lease",
-			fenced: true, lease: heldLease("me", now.Add(-time.Second), duration),
-			wantErr: ErrFenced, wantReads: 0,
+			name:   "killed refuses without reading the lease",
+			killed: true, lease: heldLease("me", now.Add(-time.Second), duration),
+			wantErr: ErrKilled, wantReads: 0,
 		},
 		{
 			name:      "cancelled caller refuses without reading the lease",
@@ -85,12 +85,12 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 		{
 			name:  "the actor Deployment deleted fences",
 			lease: heldLease("me", now.Add(-time.Second), duration), noDeployment: true,
-			wantErr: ErrFenced, wantReads: 2, wantGone: true,
+			wantErr: ErrKilled, wantReads: 2, wantTripped: true,
 		},
 		{
 			name:  "the actor Deployment being deleted fences",
 			lease: heldLease("me", now.Add(-time.Second), duration), deleting: true,
-			wantErr: ErrFenced, wantReads: 2, wantGone: true,
+			wantErr: ErrKilled, wantReads: 2, wantTripped: true,
 		},
 		{
 			name:  "a failed Deployment read refuses without fencing",
@@ -120,7 +120,7 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			}
 			f := newFence(client, testNamespace, testLease, testDeployment, "me")
 			f.now = func() time.Time { return now }
-			f.fenced.Store(tc.fenced)
+			f.killed.Store(tc.killed)
 			parent, cancelParent := context.WithCancel(context.Background())
 			defer cancelParent()
 			if tc.cancelled {
@@ -128,8 +128,8 @@ func TestFence_WriteConfirmsTheLeaseAndBoundsTheDeadline(t *testing.T) {
 			}
 
 			wctx, cancel, err := f.Write(parent)
-			if gone := closed(f.Gone()); gone != tc.wantGone {
-				t.Errorf("Gone closed = %v, want %v", gone, tc.wantGone)
+			if tripped := closed(f.Tripped()); tripped != tc.wantTripped {
+				t.Errorf("Tripped closed = %v, want %v", tripped, tc.wantTripped)
 			}
 
 			if reads := len(client.Actions()); reads != tc.wantReads {

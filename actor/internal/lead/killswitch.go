@@ -15,21 +15,21 @@ import (
 )
 
 // KillSwitch watches the actor's own Deployment, whose deletion is the kill
-// switch: the moment it is gone or marked for deletion, Fenced closes,
+// switch: the moment it is gone or marked for deletion, Tripped closes,
 // without waiting for the kubelet to kill this pod.
 type KillSwitch struct {
-	fenced chan struct{}
-	once   sync.Once
-	ctrl   cache.Controller
-	store  cache.Store
-	log    *slog.Logger
-	name   string
+	tripped chan struct{}
+	once    sync.Once
+	ctrl    cache.Controller
+	store   cache.Store
+	log     *slog.Logger
+	name    string
 }
 
 // NewKillSwitch watches namespace/name; the RBAC grants get, list and
 // watch on that one Deployment.
 func NewKillSwitch(client kubernetes.Interface, namespace, name string, log *slog.Logger) *KillSwitch {
-	k := &KillSwitch{fenced: make(chan struct{}), log: log, name: name}
+	k := &KillSwitch{tripped: make(chan struct{}), log: log, name: name}
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	deps := client.AppsV1().Deployments(namespace)
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
@@ -73,8 +73,8 @@ func (k *KillSwitch) Run(ctx context.Context, synced chan<- struct{}) {
 	k.ctrl.RunWithContext(ctx)
 }
 
-// Fenced closes when acting must stop for good.
-func (k *KillSwitch) Fenced() <-chan struct{} { return k.fenced }
+// Tripped closes when acting must stop for good.
+func (k *KillSwitch) Tripped() <-chan struct{} { return k.tripped }
 
 func (k *KillSwitch) check() {
 	if !k.ctrl.HasSynced() {
@@ -91,7 +91,7 @@ func (k *KillSwitch) check() {
 	if !alive {
 		k.once.Do(func() {
 			k.log.Warn("Own Deployment deleted or deleting: fencing", "deployment", k.name)
-			close(k.fenced)
+			close(k.tripped)
 		})
 	}
 }

@@ -103,7 +103,7 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 			wantAfterward: true,
 		},
 		{
-			name: "created after a fenced first sync stays fenced",
+			name: "created after a killed first sync stays killed",
 			change: func(ctx context.Context, c *fake.Clientset) error {
 				_, err := deployments(c).Create(ctx, deployment(testNamespace), metav1.CreateOptions{})
 				return err
@@ -116,8 +116,8 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				client := fake.NewClientset(tc.existing...)
 				g := startKillSwitch(t, client)
-				if got := closed(g.Fenced()); got != tc.wantAtSync {
-					t.Fatalf("fenced at the first sync = %t, want %t", got, tc.wantAtSync)
+				if got := closed(g.Tripped()); got != tc.wantAtSync {
+					t.Fatalf("killed at the first sync = %t, want %t", got, tc.wantAtSync)
 				}
 				if tc.change != nil {
 					if err := tc.change(t.Context(), client); err != nil {
@@ -125,8 +125,8 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 					}
 				}
 				synctest.Wait()
-				if got := closed(g.Fenced()); got != tc.wantAfterward {
-					t.Errorf("fenced afterwards = %t, want %t", got, tc.wantAfterward)
+				if got := closed(g.Tripped()); got != tc.wantAfterward {
+					t.Errorf("killed afterwards = %t, want %t", got, tc.wantAfterward)
 				}
 			})
 		})
@@ -146,8 +146,8 @@ func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if !closed(g.Fenced()) {
-			t.Fatalf("not fenced after the Deployment was marked for deletion")
+		if !closed(g.Tripped()) {
+			t.Fatalf("not killed after the Deployment was marked for deletion")
 		}
 		steps := []func() error{
 			func() error { return deployments.Delete(ctx, testDeployment, metav1.DeleteOptions{}) },
@@ -162,7 +162,7 @@ func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
 				t.Fatalf("step %d: %v", i, err)
 			}
 			synctest.Wait()
-			if !closed(g.Fenced()) {
+			if !closed(g.Tripped()) {
 				t.Fatalf("step %d reopened the fence", i)
 			}
 		}

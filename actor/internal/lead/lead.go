@@ -42,8 +42,8 @@ const (
 // unfenced, it exits and starts over as a standby.
 var ErrLostLease = errors.New("lost the actor lease")
 
-// ErrFenced means the actor's Deployment is gone or going: acting stops for good.
-var ErrFenced = errors.New("the actor Deployment is gone or being deleted")
+// ErrKilled means the actor's Deployment is gone or going: acting stops for good.
+var ErrKilled = errors.New("the actor Deployment is gone or being deleted")
 
 // Config names the Lease, the actor's own Deployment and this process.
 type Config struct {
@@ -61,14 +61,14 @@ type Config struct {
 // Work is what the leader does; ctx ends when leadership or the process ends.
 type Work func(ctx context.Context, f *Fence) error
 
-// Run campaigns for the Lease until ctx or fenced is done. While leading it
+// Run campaigns for the Lease until ctx or killed is done. While leading it
 // runs work. It returns nil on a clean stop, ErrLostLease when the lease was
-// lost, ErrFenced when fenced closed, or work's error.
+// lost, ErrKilled when killed closed, or work's error.
 //
 // A term ends in one order, whatever ends it: the work is stopped, then
 // waited for, and only then does the elector stop, which releases the
 // lease. No write can follow the release.
-func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) error {
+func Run(ctx context.Context, cfg Config, killed <-chan struct{}, work Work) error {
 	t := newTerm(ctx)
 	defer t.stop()
 	fence := newFence(cfg.Client, cfg.Namespace, cfg.LeaseName, cfg.Deployment, cfg.Identity)
@@ -88,8 +88,8 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 		t.wait()
 	})
 	le, err := leaderelection.NewLeaderElector(electionConfig(cfg, lock, func(leading context.Context) {
-		if closed(fenced) {
-			t.stop() // fenced while winning: never act
+		if closed(killed) {
+			t.stop() // killed while winning: never act
 		}
 		t.start(leading, func(ctx context.Context) error {
 			cfg.Log.Info("Leading: acting on the desired state", "identity", cfg.Identity)
@@ -102,13 +102,13 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
-	// Fencing or a stop ends the term from outside, in the stated order.
+	// The kill switch or a stop ends the term from outside, in the stated order.
 	go func() {
 		select {
-		case <-fenced:
+		case <-killed:
 			cfg.Log.Warn("The actor Deployment is being deleted; stopping all acting now")
-			fence.fenced.Store(true)
-		case <-fence.Gone():
+			fence.killed.Store(true)
+		case <-fence.Tripped():
 			cfg.Log.Warn("A write found the actor Deployment deleted; stopping all acting now")
 		case <-ctx.Done():
 		case <-electCtx.Done():
@@ -124,15 +124,15 @@ func Run(ctx context.Context, cfg Config, fenced <-chan struct{}, work Work) err
 	// see that itself, so that a lost lease is told apart from work that
 	// ended on its own.
 	t.wait()
-	return outcome(ctx, t, fence.fenced.Load() || closed(fenced))
+	return outcome(ctx, t, fence.killed.Load() || closed(killed))
 }
 
 // outcome is what Run returns once the term is over: the kill switch first,
 // then a stop asked for, then a lost lease, then the work's own error.
-func outcome(ctx context.Context, t *term, fenced bool) error {
+func outcome(ctx context.Context, t *term, killed bool) error {
 	switch {
-	case fenced:
-		return ErrFenced
+	case killed:
+		return ErrKilled
 	case ctx.Err() != nil:
 		return nil
 	case t.lost.Load():

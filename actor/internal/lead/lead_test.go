@@ -177,42 +177,42 @@ func TestRun_WithoutItsLeaseCreatesNoneAndLeadsOnceItIsApplied(t *testing.T) {
 	})
 }
 
-func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrFenced(t *testing.T) {
+func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrKilled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := newClient(actorDeployment(false))
 		events := &journal{}
 		journalReleases(client, events)
-		fenced := make(chan struct{})
+		killed := make(chan struct{})
 		started := make(chan struct{})
 		var (
-			fencedAt    time.Time
+			killedAt    time.Time
 			stoppedIn   time.Duration
 			writeAfterr error
 		)
 		work := func(ctx context.Context, f *Fence) error {
 			close(started)
 			<-ctx.Done()
-			stoppedIn = time.Since(fencedAt)
+			stoppedIn = time.Since(killedAt)
 			_, _, writeAfterr = f.Write(context.Background())
 			time.Sleep(linger)
 			events.add("work returned")
 			return ctx.Err()
 		}
-		r := startRun(t, candidate(client, "a"), fenced, work)
+		r := startRun(t, candidate(client, "a"), killed, work)
 		receive(t, started, time.Second, "leading")
 
-		fencedAt = time.Now()
-		close(fenced)
+		killedAt = time.Now()
+		close(killed)
 		err := r.wait(t, linger+time.Second)
 
-		if !errors.Is(err, ErrFenced) {
-			t.Errorf("Run = %v, want ErrFenced", err)
+		if !errors.Is(err, ErrKilled) {
+			t.Errorf("Run = %v, want ErrKilled", err)
 		}
 		if stoppedIn != 0 {
 			t.Errorf("work stopped %s after the fence closed, want at once", stoppedIn)
 		}
-		if !errors.Is(writeAfterr, ErrFenced) {
-			t.Errorf("Write after the fence = %v, want ErrFenced", writeAfterr)
+		if !errors.Is(writeAfterr, ErrKilled) {
+			t.Errorf("Write after the fence = %v, want ErrKilled", writeAfterr)
 		}
 		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
 			t.Errorf("events = %q, want %q", got, want)
@@ -231,7 +231,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 		heldByOther bool
 		wantHolder  string
 	}{
-		{name: "free lease, fenced before Run", wantHolder: ""},
+		{name: "free lease, killed before Run", wantHolder: ""},
 		{name: "standby behind another holder", heldByOther: true, wantHolder: "other"},
 	}
 	for _, tc := range cases {
@@ -250,26 +250,26 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 						objects = append(objects, heldLease("other", time.Now(), 15))
 					}
 					client := newClient(objects...)
-					fenced := make(chan struct{})
+					killed := make(chan struct{})
 					if !tc.heldByOther {
-						close(fenced)
+						close(killed)
 					}
 					work := func(context.Context, *Fence) error {
-						t.Errorf("a fenced candidate ran work")
+						t.Errorf("a killed candidate ran work")
 						return nil
 					}
-					r := startRun(t, candidate(client, "a"), fenced, work)
+					r := startRun(t, candidate(client, "a"), killed, work)
 					if tc.heldByOther {
 						time.Sleep(standbyRetry + time.Second)
 						synctest.Wait()
 						if r.returned() {
-							t.Fatalf("the standby stopped before it was fenced: %v", r.err)
+							t.Fatalf("the standby stopped before it was killed: %v", r.err)
 						}
-						close(fenced)
+						close(killed)
 					}
 					start := time.Now()
-					if err := r.wait(t, time.Second); !errors.Is(err, ErrFenced) {
-						t.Errorf("Run = %v, want ErrFenced", err)
+					if err := r.wait(t, time.Second); !errors.Is(err, ErrKilled) {
+						t.Errorf("Run = %v, want ErrKilled", err)
 					}
 					if took := time.Since(start); took != 0 {
 						t.Errorf("Run returned %s after the fence, want at once", took)
@@ -543,11 +543,11 @@ func TestRun_WriteFindsTheDeploymentGoneWhileTheWatchLags(t *testing.T) {
 		r := startRun(t, candidate(client, "a"), never, work)
 		err := r.wait(t, time.Second)
 
-		if !errors.Is(err, ErrFenced) {
-			t.Errorf("Run = %v, want ErrFenced", err)
+		if !errors.Is(err, ErrKilled) {
+			t.Errorf("Run = %v, want ErrKilled", err)
 		}
-		if !errors.Is(firstErr, ErrFenced) || !errors.Is(secondErr, ErrFenced) {
-			t.Errorf("writes after the delete = %v, %v; want ErrFenced twice", firstErr, secondErr)
+		if !errors.Is(firstErr, ErrKilled) || !errors.Is(secondErr, ErrKilled) {
+			t.Errorf("writes after the delete = %v, %v; want ErrKilled twice", firstErr, secondErr)
 		}
 		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
 			t.Errorf("events = %q, want %q", got, want)

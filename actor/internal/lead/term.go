@@ -63,7 +63,7 @@ func (t *term) live(now time.Time) bool {
 func (t *term) won() bool { return t.renewSent.Load() != nil }
 
 // start runs work on a goroutine of its own and returns at once; it is
-// called once, when the term is won. A term stopped before it started (fenced
+// called once, when the term is won. A term stopped before it started (killed
 // or cancelled while winning) never runs the work. leading ending while the
 // work runs is leadership lost under it: the work is stopped and the term
 // marked lost.
