@@ -109,9 +109,11 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 	defer a.alive.Idle()
 	// The kill switch's watch may lag (a reconnect): confirm with the
 	// fence's live reads that this term and the Deployment stand before
-	// polling.
+	// polling. Each failed read is the loop turning, not a wedge: a restart
+	// would only bring the replicas back to the same read.
 	if err := fence.Confirm(ctx, func(err error) {
 		a.log.Warn("Cannot confirm the new term yet; reading again in 2 s", "err", err)
+		a.alive.Waiting(lead.ConfirmRetry)
 	}); err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -11,14 +13,18 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // A leader whose work loop wedges (here: a desired-state fetch that never
@@ -69,6 +75,43 @@ func TestLiveness_WedgedWorkFailsTheProbeWhileTheLeaseIsStillRenewed(t *testing.
 		}
 		if n := fetcher.count(); n != 5 {
 			t.Errorf("fetches = %d, want 5 (four answered, the fifth stuck)", n)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("lead.Run after the stop: %v", err)
+		}
+	})
+}
+
+// A new leader that cannot confirm its term (the Deployment read fails)
+// reads again every 2 s for as long as the term lasts. Each read is the loop
+// turning, so the probe must keep passing: a restart would only put the
+// replicas through the same failing read again.
+func TestLiveness_ATermStillConfirmingPassesTheProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "alive")
+		logs := &testkit.Logs{}
+		alive := progress{liveness.NewBeacon(path, liveness.Options{Log: logs.Logger()})}
+		alive.Idle()
+		client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "actor"}},
+			&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kubehz-system", Name: "kubehz-actor"}})
+		client.PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewInternalError(errors.New("etcdserver: request timed out"))
+		})
+		a := &actor{log: logs.Logger(), alive: alive}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			done <- lead.Run(ctx, lead.Config{Client: client, Namespace: "kubehz-system", LeaseName: "kubehz-actor",
+				Deployment: "actor", Identity: "a", Log: logs.Logger()}, nil, a.term)
+		}()
+		time.Sleep(3 * time.Minute)
+		synctest.Wait()
+		if n := strings.Count(logs.String(), "Cannot confirm the new term yet"); n < 60 {
+			t.Fatalf("%d failed confirmations logged in 3 minutes, want one every 2 s; logs:\n%s", n, logs.String())
+		}
+		if err := liveness.Check(path, time.Now()); err != nil {
+			t.Errorf("probe failed while the term reads again every 2 s: %v", err)
 		}
 		cancel()
 		if err := <-done; err != nil {
