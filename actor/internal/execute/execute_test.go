@@ -167,7 +167,7 @@ func TestExecute_HealingSwitchedOffAtTheSameRevisionClearsHealReportsAndStopsNod
 // lost until the document changes, nor a ConfigMap someone emptied since:
 // the pass's result is unchanged, and every Flush hands the reports to the
 // publisher again, which writes only where the ConfigMap does not already
-// hold them (store's TestPublish tests).
+// hold them (store's TestPublish_… tests).
 func TestExecute_FlushPublishesTheReportsOnEveryTick(t *testing.T) {
 	h := newHarness(t, newCluster(md("pool-a", 2)))
 	h.exec.Flush(t.Context()) // the term's own empty report lands

@@ -75,8 +75,8 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, int
 	return retry, removing
 }
 
-// upgradeEvent records a roll's start, end or refusal on the
-// MachineDeployment; progress in between is left to the reports.
+// upgradeEvent records a roll's start, each step, its end or a refusal on
+// the MachineDeployment, once per change of its report.
 func (e *Executor) upgradeEvent(ctx context.Context, a wire.Action) {
 	reason, warning := "", false
 	switch a.Status {
