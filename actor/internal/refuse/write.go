@@ -33,7 +33,7 @@ func StaleWrite(err error) bool {
 
 // WriteFailed is the detail of a write the apiserver refused, "<verb>
 // failed: <error>". A Forbidden leads with the RBAC rule that is missing: the
-// wire cuts a detail at 256 code points, and the apiserver's own text is
+// wire cuts a detail at 256 UTF-16 units, and the apiserver's own text is
 // long, so the hint must come first to survive.
 func WriteFailed(verb string, err error, rule string) string {
 	if apierrors.IsForbidden(err) {

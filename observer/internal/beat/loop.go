@@ -25,7 +25,8 @@ type Loop struct {
 	Beat func(now time.Time)
 	// Beating, when set, says whether this observer owns the heartbeat. When
 	// it does not, due beats are skipped (and any pending one dropped) but
-	// the cadence keeps turning, so a flip back beats within one debounce.
+	// the cadence keeps turning, so a flip back beats as a change would: after
+	// the debounce, and at least the min-gap after the last skipped beat.
 	Beating func() bool
 	// Turned, when set, is called on every turn of the loop, beat or not;
 	// the liveness file is written here.
