@@ -162,7 +162,6 @@ func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Exe
 		Version:         &controlPlaneSources{client: client},
 		Memory:          heal.NewMemory(time.Now()), // the cooldown starts with the term
 		EvictionTimeout: cfg.HealEvictionTimeout,
-		HealLimits: heal.Limits{MaxInFlight: cfg.HealLimits.MaxInFlight, MinCooldown: cfg.HealLimits.MinCooldown,
-			MinStartupTimeout: cfg.HealLimits.MinStartupTimeout, MinUnhealthyAfter: cfg.HealLimits.MinUnhealthyAfter},
+		HealLimits:      cfg.HealLimits,
 	}
 }

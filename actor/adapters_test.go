@@ -135,7 +135,7 @@ func TestMachineDeleter_SendsExactlyTheDecidedPreconditions(t *testing.T) {
 // a zero cooldown, so only this sees the wiring.
 func TestNewExecutor_CarriesTheLocalLimitsAndStartsTheCooldownWithTheTerm(t *testing.T) {
 	cfg := settings{Common: config.Common{MDNamespace: "kube-system", Namespace: "kubehz-system"}, MaxReplicas: 40, HealEvictionTimeout: 7 * time.Minute,
-		HealLimits: HealLimits{MaxInFlight: 2, MinCooldown: 11 * time.Minute, MinStartupTimeout: 12 * time.Minute, MinUnhealthyAfter: 13 * time.Minute}}
+		HealLimits: heal.Limits{MaxInFlight: 2, MinCooldown: 11 * time.Minute, MinStartupTimeout: 12 * time.Minute, MinUnhealthyAfter: 13 * time.Minute}}
 	a := &actor{cfg: cfg, log: slog.New(slog.DiscardHandler), identity: "me", client: fake.NewClientset(),
 		dyn:   dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
 		state: newStateFile(filepath.Join(t.TempDir(), "state"), "me", "test", time.Now(), slog.New(slog.DiscardHandler))}

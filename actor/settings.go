@@ -13,6 +13,8 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"kubehz.dev/agent/actor/internal/desired"
+	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/token"
 )
@@ -29,9 +31,9 @@ type settings struct {
 	// HealEvictionTimeout is how long a heal-deleted Machine's node may drain
 	// before the eviction unwedge steps in.
 	HealEvictionTimeout time.Duration
-	// HealLimits are the cluster owner's bounds on healing; the platform's
-	// document can only tighten them.
-	HealLimits HealLimits
+	// HealLimits are KUBEHZ_HEAL_*: the cluster owner's bounds on healing;
+	// the platform's document can only tighten them.
+	HealLimits heal.Limits
 	// Deployment is the actor's own Deployment in Namespace, whose deletion
 	// is the kill switch.
 	Deployment string
@@ -45,22 +47,13 @@ const (
 	maxReplicasLimit       = 10_000
 	minEvictionTimeoutSecs = 60 // shorter would force-delete pods still evicting normally
 	maxEvictionTimeoutSecs = 86_400
-	// maxInFlightLimit is the contract's own ceiling on maxUnhealthy: a
-	// local limit above it never binds.
-	maxInFlightLimit = 1000
-	// minWindowSecs is the contract's floor on both detection windows; a
-	// local floor below it would never bind.
-	minWindowSecs    = 60
-	maxHealLimitSecs = 86_400
+	maxHealLimitSecs       = 86_400
+	// A local limit past the document's own bounds would never bind:
+	// maxUnhealthy stops at desired.MaxUnhealthyLimit, and both detection
+	// windows start at heal.MinWindow.
+	maxInFlightLimit = desired.MaxUnhealthyLimit
+	minWindowSecs    = int(heal.MinWindow / time.Second)
 )
-
-// HealLimits are KUBEHZ_HEAL_*'s local limits.
-type HealLimits struct {
-	MaxInFlight       int           // caps healing.maxUnhealthy
-	MinCooldown       time.Duration // floors healing.cooldownSeconds
-	MinStartupTimeout time.Duration // floors healing.nodeStartupTimeoutSeconds
-	MinUnhealthyAfter time.Duration // floors healing.unhealthyAfterSeconds
-}
 
 // rawActor mirrors the observer's raw settings: strings only, so every value is checked here
 // and every bad one is reported.
@@ -92,7 +85,7 @@ func loadSettings(ctx context.Context, l envconfig.Lookuper) (settings, error) {
 				1, maxReplicasLimit),
 			HealEvictionTimeout: seconds(p, "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS", raw.HealEvictionTimeout,
 				minEvictionTimeoutSecs, maxEvictionTimeoutSecs),
-			HealLimits: HealLimits{
+			HealLimits: heal.Limits{
 				MaxInFlight: integer(p, "KUBEHZ_HEAL_MAX_IN_FLIGHT", raw.HealMaxInFlight, "a whole number of Machines",
 					0, maxInFlightLimit),
 				MinCooldown: seconds(p, "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", raw.HealMinCooldown, 0, maxHealLimitSecs),
