@@ -159,8 +159,8 @@ func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Exe
 		Nodes:           cluster.NewNodes(client, a.log),
 		Deleter:         &machineDeleter{dyn: dyn, client: client},
 		Pods:            &nodePods{client: client},
-		Version:         &controlPlaneSources{client: client},
-		Memory:          heal.NewMemory(time.Now()), // the cooldown starts with the term
+		ControlPlane:    &controlPlaneSources{client: client},
+		HealMemory:      heal.NewMemory(time.Now()), // the cooldown starts with the term
 		EvictionTimeout: cfg.HealEvictionTimeout,
 		HealLimits:      cfg.HealLimits,
 	}

@@ -149,7 +149,7 @@ func TestNewExecutor_CarriesTheLocalLimitsAndStartsTheCooldownWithTheTerm(t *tes
 	if e.EvictionTimeout != 7*time.Minute || e.MaxReplicas != 40 || e.Namespace != "kube-system" {
 		t.Errorf("eviction timeout %s, max replicas %d, namespace %q; want 7m, 40, kube-system", e.EvictionTimeout, e.MaxReplicas, e.Namespace)
 	}
-	if since := e.Memory.Since; since.Before(before) || since.After(after) {
+	if since := e.HealMemory.Since; since.Before(before) || since.After(after) {
 		t.Errorf("the term's heal memory starts at %s, not when the term did (%s to %s)", since, before, after)
 	}
 }

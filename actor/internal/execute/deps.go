@@ -90,11 +90,11 @@ type Pods interface {
 	PodsOn(ctx context.Context, node string) ([]heal.Pod, error)
 }
 
-// Version reads every source of the control plane's version the actor can
+// ControlPlane reads every source of the control plane's version the actor can
 // see (each control-plane Node's kubelet, each kube-apiserver static pod's
 // image tag, /version); an error means one of them could not be read. The
 // upgrade pre-flight checks the target against the version the gate
 // vouches for.
-type Version interface {
+type ControlPlane interface {
 	ControlPlaneVersions(ctx context.Context) ([]upgrade.VersionReading, error)
 }

@@ -34,14 +34,15 @@ type Executor struct {
 
 	// Healing and upgrades read these; nil only where a test authorizes
 	// neither.
-	Machines Machines
-	Nodes    Nodes
-	Deleter  Deleter
-	Pods     Pods
-	Version  Version
-	// Memory is this term's healing memory. The executor is built when a
-	// replica becomes leader, so its cooldown baseline is the term's start.
-	Memory *heal.Memory
+	Machines     Machines
+	Nodes        Nodes
+	Deleter      Deleter
+	Pods         Pods
+	ControlPlane ControlPlane
+	// HealMemory is this term's healing memory. The executor is built when
+	// a replica becomes leader, so its cooldown baseline is the term's
+	// start.
+	HealMemory *heal.Memory
 	// EvictionTimeout is KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS.
 	EvictionTimeout time.Duration
 	Now             func() time.Time
@@ -55,7 +56,7 @@ type Executor struct {
 	HealLimits heal.Limits
 
 	// rolls remembers, per pool, the kubelet version this term rolled from.
-	rolls upgrade.Memory
+	rolls upgrade.RolledFrom
 	// cpVouched is the version CPGate last vouched for, to log a change once.
 	cpVouched string
 	// evented is the last outcome recorded as an Event on each

@@ -44,12 +44,12 @@ var (
 )
 
 var (
-	_ execute.Machines = (*fakeMachines)(nil)
-	_ execute.Nodes    = (*fakeNodes)(nil)
-	_ execute.Deleter  = (*fakeWorld)(nil)
-	_ execute.Pods     = (*fakePods)(nil)
-	_ execute.Version  = (*fakeVersion)(nil)
-	_ execute.Patcher  = (*mdPatcher)(nil)
+	_ execute.Machines     = (*fakeMachines)(nil)
+	_ execute.Nodes        = (*fakeNodes)(nil)
+	_ execute.Deleter      = (*fakeWorld)(nil)
+	_ execute.Pods         = (*fakePods)(nil)
+	_ execute.ControlPlane = (*fakeControlPlane)(nil)
+	_ execute.Patcher      = (*mdPatcher)(nil)
 )
 
 var (
@@ -544,17 +544,17 @@ func (p *mdPatcher) PatchMD(ctx context.Context, namespace, name string, body []
 	return nil
 }
 
-// fakeVersion is every source of the control plane's version: /version
+// fakeControlPlane is every source of the control plane's version: /version
 // answers version, and each control-plane Node in nodes reports its
 // kubelet.
-type fakeVersion struct {
+type fakeControlPlane struct {
 	version string
 	nodes   map[string]string // Node name → kubelet version
 	err     error
 	calls   int
 }
 
-func (v *fakeVersion) ControlPlaneVersions(context.Context) ([]upgrade.VersionReading, error) {
+func (v *fakeControlPlane) ControlPlaneVersions(context.Context) ([]upgrade.VersionReading, error) {
 	v.calls++
 	if v.err != nil {
 		return nil, v.err
@@ -571,7 +571,7 @@ type healHarness struct {
 	*harness
 	world   *fakeWorld
 	clock   *fakeClock
-	version *fakeVersion
+	version *fakeControlPlane
 	patcher *mdPatcher
 	logs    *testkit.Logs
 }
@@ -582,7 +582,7 @@ func newHealHarness(t *testing.T, mds ...*cluster.MachineDeployment) *healHarnes
 		harness: newHarness(t, newCluster(mds...)),
 		world:   newWorld(),
 		clock:   &fakeClock{now: start},
-		version: &fakeVersion{version: "v1.35.2"},
+		version: &fakeControlPlane{version: "v1.35.2"},
 		logs:    &testkit.Logs{},
 	}
 	h.patcher = &mdPatcher{c: h.cluster, err: map[string]error{}}
@@ -598,8 +598,8 @@ func (h *healHarness) newExecutor(t *testing.T, mem *heal.Memory) *execute.Execu
 		Events: h.events, Publisher: h.publisher, Namespace: mdNamespace, MaxReplicas: 50,
 		Log:      h.logs.Logger(),
 		Machines: &fakeMachines{h.world}, Nodes: &fakeNodes{h.world}, Deleter: h.world,
-		Pods: &fakePods{h.world}, Version: h.version,
-		Memory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,
+		Pods: &fakePods{h.world}, ControlPlane: h.version,
+		HealMemory: mem, EvictionTimeout: 300 * time.Second, Now: h.clock.Now,
 		// Limits that never bind, so the document's policy is the
 		// contract's: the local limits have their own tests.
 		HealLimits: heal.Limits{MaxInFlight: 1000},

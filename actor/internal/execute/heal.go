@@ -22,14 +22,14 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 	now := e.now()
 	o := w.observed(e.Namespace)
 	o.Removing = removing.in(w)
-	for _, a := range e.Memory.Settle(o, doc.Revision) {
+	for _, a := range e.HealMemory.Settle(o, doc.Revision) {
 		e.Store.Upsert(a)
 	}
-	e.Memory.ForgetRefusals(o)
+	e.HealMemory.ForgetRefusals(o)
 	e.unwedge(ctx, o, doc.Revision, now)
 	policy := heal.PolicyFrom(doc.Healing, doc.Revision, e.HealLimits)
 	policy.Named = heal.NamedPools(doc.WorkerPools)
-	d := heal.Decide(o, policy, e.Memory, now)
+	d := heal.Decide(o, policy, e.HealMemory, now)
 	if len(deleted(d)) > 0 {
 		// The storm brake and the budget count every Machine and Node: an
 		// informer whose watch broke would serve a calm cluster in the
@@ -45,7 +45,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 		o = w.observed(e.Namespace)
 		o.Removing = removing.in(w)
 		cached := d
-		if d = heal.Decide(o, policy, e.Memory, now); !slices.Equal(deleted(cached), deleted(d)) {
+		if d = heal.Decide(o, policy, e.HealMemory, now); !slices.Equal(deleted(cached), deleted(d)) {
 			// Someone else's delete (machine-controller's join timeout, a
 			// scale-down) or a node that came back, seen before acting.
 			e.Log.Info("A fresh read changed the heal decision; deleting only what it shows",
@@ -112,7 +112,7 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		}
 		final, result := e.deleteMachine(ctx, st)
 		e.Store.Upsert(final)
-		e.Memory.Record(st.Delete, final, result, e.now())
+		e.HealMemory.Record(st.Delete, final, result, e.now())
 		halted = result == heal.Failed || result == heal.Unsure
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)

@@ -41,7 +41,7 @@ func TestHeal_NotReadyWorkerPastTheWindowHasItsMachineDeleted(t *testing.T) {
 	if h.world.nodeGets != 1 || h.fence.Calls != 1 {
 		t.Errorf("node re-reads %d, fence checks %d; want 1, 1", h.world.nodeGets, h.fence.Calls)
 	}
-	mem := h.exec.Memory
+	mem := h.exec.HealMemory
 	if got := mem.LastHeal["pool-a"]; !got.Equal(start) {
 		t.Errorf("last heal of pool-a = %v, want %v", got, start)
 	}
@@ -456,7 +456,7 @@ func TestHeal_AFreshListOverridesAStaleCache(t *testing.T) {
 			if got := h.store.Snapshot(); got != nil || h.world.freshLists == 0 {
 				t.Errorf("reports %+v after %d direct Lists; want none after at least one", got, h.world.freshLists)
 			}
-			if mem := h.exec.Memory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
+			if mem := h.exec.HealMemory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
 				t.Errorf("memory changed: last heals %v, tracked %v", mem.LastHeal, mem.Tracked)
 			}
 			if n := h.logs.Count("A fresh read changed the heal decision", `"cached":["pool-a-m1"]`); n != 1 {
@@ -507,7 +507,7 @@ func TestHeal_MachineChangedSinceTheReadIsNotDeleted(t *testing.T) {
 		t.Error("a Machine changed since the read was deleted")
 	}
 	checkTyped(t, "store", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusPending, 7, "stale read"}})
-	if mem := h.exec.Memory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
+	if mem := h.exec.HealMemory; len(mem.LastHeal) != 0 || len(mem.Tracked) != 0 {
 		t.Errorf("memory changed: last heals %v, tracked %v", mem.LastHeal, mem.Tracked)
 	}
 }
@@ -540,7 +540,7 @@ func TestHeal_ForbiddenMachineDeleteFailsWhileScalingKeepsWorking(t *testing.T) 
 	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusFailed, 7, "delete failed|forbidden|RBAC|delete on machines"},
 	})
-	if len(h.exec.Memory.Tracked) != 0 || len(h.exec.Memory.LastHeal) != 0 {
+	if len(h.exec.HealMemory.Tracked) != 0 || len(h.exec.HealMemory.LastHeal) != 0 {
 		t.Error("a forbidden delete was remembered as a heal")
 	}
 }
@@ -620,7 +620,7 @@ func TestHeal_LostLeaseSendsNoDelete(t *testing.T) {
 		t.Fatalf("machine deletes %+v, fence checks %d; want none sent, 1 check", h.world.machineDeletes, h.fence.Calls)
 	}
 	checkTyped(t, "lost lease", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}})
-	if len(h.exec.Memory.Tracked) != 0 {
+	if len(h.exec.HealMemory.Tracked) != 0 {
 		t.Error("a refused delete was tracked")
 	}
 
@@ -796,7 +796,7 @@ func afterAnUnansweredDelete(t *testing.T, node2 string) (*healHarness, desired.
 // since this term could not tell its own delete from someone else's.
 func TestHeal_AnUnansweredDeleteStartsTheCooldown(t *testing.T) {
 	h, doc := afterAnUnansweredDelete(t, "False")
-	mem := h.exec.Memory
+	mem := h.exec.HealMemory
 	if _, ok := mem.LastHeal["pool-a"]; !ok {
 		t.Fatal("no cooldown started for pool-a")
 	}
@@ -827,7 +827,7 @@ func TestHeal_AnUnansweredDeleteThatLandedIsReportedDone(t *testing.T) {
 	checkTyped(t, "once a read shows it deleting", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusDone, 7, "answer was lost"},
 	})
-	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok {
+	if _, ok := h.exec.HealMemory.Tracked["pool-a-m1"]; ok {
 		t.Error("a delete this term cannot tell from another's is followed for the unwedge")
 	}
 }
@@ -850,7 +850,7 @@ func TestHeal_CooldownRunsFromWhenTheDeleteReturnedNotFromThePassStart(t *testin
 		t.Fatalf("first pass: machine deletes %+v, want pool-a-m1 only", h.world.machineDeletes)
 	}
 	returned := pass.Add(40 * time.Second)
-	if got := h.exec.Memory.LastHeal["pool-a"]; !got.Equal(returned) {
+	if got := h.exec.HealMemory.LastHeal["pool-a"]; !got.Equal(returned) {
 		t.Errorf("pool-a's last heal = %s, want %s: when the delete returned", got, returned)
 	}
 

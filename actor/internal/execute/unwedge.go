@@ -17,13 +17,13 @@ const unwedgeRBAC = "the actor's RBAC from deploy/actor: kubectl auth can-i list
 // unwedge force-deletes the pods stuck Terminating on the dead node of a
 // machine this term deleted, once per machine (docs/contract.md#heal-unwedge).
 func (e *Executor) unwedge(ctx context.Context, o heal.Observed, rev int64, now time.Time) {
-	drop, due := heal.Due(e.Memory, o, e.EvictionTimeout, now)
+	drop, due := heal.Due(e.HealMemory, o, e.EvictionTimeout, now)
 	e.forget(ctx, drop)
 	if e.Pods == nil {
 		return // no pod source: nothing to unwedge with
 	}
 	for _, name := range due {
-		t := e.Memory.Tracked[name]
+		t := e.HealMemory.Tracked[name]
 		e.step()
 		if !e.stillUnreachable(ctx, t.Node, now) {
 			continue // the attempt is kept for a later outage
@@ -85,8 +85,8 @@ func (e *Executor) forget(ctx context.Context, drop []string) {
 		present[m.Name] = m.UID
 	}
 	for _, name := range drop {
-		if uid, ok := present[name]; !ok || uid != e.Memory.Tracked[name].UID {
-			delete(e.Memory.Tracked, name)
+		if uid, ok := present[name]; !ok || uid != e.HealMemory.Tracked[name].UID {
+			delete(e.HealMemory.Tracked, name)
 		}
 	}
 }

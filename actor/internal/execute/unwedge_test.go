@@ -34,9 +34,9 @@ func healedWithStuckPods(t *testing.T) (*healHarness, desired.Document) {
 	}
 	doc := healing(7, healPolicy(1, 0))
 	h.exec.Execute(t.Context(), doc)
-	if len(h.world.machineDeletes) != 1 || h.exec.Memory.Tracked["pool-a-m1"] == nil {
+	if len(h.world.machineDeletes) != 1 || h.exec.HealMemory.Tracked["pool-a-m1"] == nil {
 		t.Fatalf("setup: machine deletes %+v, tracked %v; want pool-a-m1 deleted and tracked",
-			h.world.machineDeletes, h.exec.Memory.Tracked)
+			h.world.machineDeletes, h.exec.HealMemory.Tracked)
 	}
 	return h, doc
 }
@@ -80,8 +80,8 @@ func TestUnwedge_ForceDeletesOnlyStuckPodsOnTheDeadNodeOnce(t *testing.T) {
 	delete(h.world.machines, "pool-a-m1")
 	delete(h.world.nodes, "node-1")
 	h.exec.Execute(t.Context(), doc)
-	if len(h.exec.Memory.Tracked) != 0 {
-		t.Errorf("tracked %v after the Machine is gone, want nothing", h.exec.Memory.Tracked)
+	if len(h.exec.HealMemory.Tracked) != 0 {
+		t.Errorf("tracked %v after the Machine is gone, want nothing", h.exec.HealMemory.Tracked)
 	}
 	checkTyped(t, "after teardown", wire.ActionHeal, h.store.Snapshot(), wantReports)
 }
@@ -156,7 +156,7 @@ func TestUnwedge_TracksOnlyMachinesThisExecutorDeleted(t *testing.T) {
 			}
 			doc := healing(7, healPolicy(1, 0))
 			h.exec.Execute(t.Context(), doc)
-			if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok != tc.wantTracked {
+			if _, ok := h.exec.HealMemory.Tracked["pool-a-m1"]; ok != tc.wantTracked {
 				t.Fatalf("tracked = %v, want %v", ok, tc.wantTracked)
 			}
 			// Whatever the outcome, an hour later someone else set it
@@ -200,7 +200,7 @@ func TestUnwedge_RecoveredNodeKeepsTheAttemptForALaterOutage(t *testing.T) {
 	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
 		t.Fatalf("pod lists %d, pod deletes %+v for a Ready node; want none", h.world.podLists, h.world.podDeletes)
 	}
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
+	if tr := h.exec.HealMemory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
 		t.Fatalf("tracked %+v, want the attempt unused", tr)
 	}
 
@@ -271,7 +271,7 @@ func TestUnwedge_TransientPodListFailureIsRetried(t *testing.T) {
 	h.world.podsErr = apierrors.NewServiceUnavailable("etcd leader changed")
 	h.clock.advance(300 * time.Second)
 	h.exec.Execute(t.Context(), doc)
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted || len(h.world.podDeletes) != 0 {
+	if tr := h.exec.HealMemory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted || len(h.world.podDeletes) != 0 {
 		t.Fatalf("tracked %+v, pod deletes %+v; want the attempt unused", tr, h.world.podDeletes)
 	}
 	h.world.podsErr = nil
@@ -348,7 +348,7 @@ func TestUnwedge_FreshNodeReadOverridesAStaleCache(t *testing.T) {
 	if h.world.podLists != 0 || len(h.world.podDeletes) != 0 {
 		t.Fatalf("pod lists %d, pod deletes %+v for a node the apiserver shows Ready", h.world.podLists, h.world.podDeletes)
 	}
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
+	if tr := h.exec.HealMemory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
 		t.Fatalf("tracked %+v, want the attempt unused", tr)
 	}
 }
@@ -379,7 +379,7 @@ func TestUnwedge_AMachineMissingOnlyFromTheCacheIsStillFollowed(t *testing.T) {
 	delete(h.world.machines, "pool-a-m1") // the cache lags; the apiserver has it
 	h.clock.advance(time.Minute)
 	h.exec.Execute(t.Context(), doc)
-	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; !ok {
+	if _, ok := h.exec.HealMemory.Tracked["pool-a-m1"]; !ok {
 		t.Fatal("tracking dropped on the cache's word alone")
 	}
 	h.world.machines, h.world.liveMachines = h.world.liveMachines, nil
@@ -391,7 +391,7 @@ func TestUnwedge_AMachineMissingOnlyFromTheCacheIsStillFollowed(t *testing.T) {
 	delete(h.world.machines, "pool-a-m1") // now really gone
 	h.clock.advance(time.Minute)
 	h.exec.Execute(t.Context(), doc)
-	if _, ok := h.exec.Memory.Tracked["pool-a-m1"]; ok {
+	if _, ok := h.exec.HealMemory.Tracked["pool-a-m1"]; ok {
 		t.Error("tracking kept for a machine a direct List shows gone")
 	}
 }
@@ -404,7 +404,7 @@ func TestUnwedge_EvictionTimeoutRunsFromWhenTheDeleteReturned(t *testing.T) {
 	h.world.slow = func() { h.clock.advance(40 * time.Second) }
 	doc := healing(7, healPolicy(1, 0))
 	h.exec.Execute(t.Context(), doc)
-	tr := h.exec.Memory.Tracked["pool-a-m1"]
+	tr := h.exec.HealMemory.Tracked["pool-a-m1"]
 	if tr == nil {
 		t.Fatal("setup: pool-a-m1 not deleted and tracked")
 	}
@@ -444,7 +444,7 @@ func TestUnwedge_AFenceRefusalAfterTheFirstDeleteUsesUpTheAttempt(t *testing.T) 
 	if len(h.world.podDeletes) != 1 {
 		t.Errorf("pod deletes %+v: a second unwedge after a delete had been sent", h.world.podDeletes)
 	}
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || !tr.Attempted {
+	if tr := h.exec.HealMemory.Tracked["pool-a-m1"]; tr == nil || !tr.Attempted {
 		t.Errorf("tracked %+v, want the attempt used", tr)
 	}
 }
@@ -460,7 +460,7 @@ func TestUnwedge_ANodeDownSinceAnUnknownTimeIsLeftAlone(t *testing.T) {
 	if len(h.world.podDeletes) != 0 {
 		t.Fatalf("pod deletes %+v on a node with no Ready transition time", h.world.podDeletes)
 	}
-	if tr := h.exec.Memory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
+	if tr := h.exec.HealMemory.Tracked["pool-a-m1"]; tr == nil || tr.Attempted {
 		t.Errorf("tracked %+v, want the attempt unused", tr)
 	}
 }

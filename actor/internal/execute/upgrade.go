@@ -26,7 +26,7 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, int
 		p.Pools = append(p.Pools, pool.Name)
 	}
 	if e.rolls == nil {
-		e.rolls = upgrade.Memory{}
+		e.rolls = upgrade.RolledFrom{}
 	}
 	o := e.observeUpgrade(ctx, false)
 	// Planned on the caches, with a copy of the memory: a stale cache must
@@ -160,7 +160,7 @@ func failedRead(err error) upgrade.Observed {
 // reads: a detail that changes every pass is news every pass, and each news
 // costs an Event.
 func (e *Executor) controlPlane(ctx context.Context) (vouched, why string) {
-	readings, err := e.Version.ControlPlaneVersions(ctx)
+	readings, err := e.ControlPlane.ControlPlaneVersions(ctx)
 	vouched, gateWhy := e.CPGate.Observe(upgrade.VersionSample{At: e.now(), Readings: readings, Err: err})
 	oldest, source, unreadable := upgrade.MinimumVersion(readings)
 	switch {

@@ -22,16 +22,16 @@ import (
 )
 
 var (
-	_ execute.Fence     = (*fence)(nil)
-	_ execute.Patcher   = (*apiserver)(nil)
-	_ execute.Deleter   = (*apiserver)(nil)
-	_ execute.Pods      = (*apiserver)(nil)
-	_ execute.Version   = (*apiserver)(nil)
-	_ execute.Recorder  = (*apiserver)(nil)
-	_ execute.Publisher = (*apiserver)(nil)
-	_ execute.MDs       = mdCache{}
-	_ execute.Machines  = machineCache{}
-	_ execute.Nodes     = nodeCache{}
+	_ execute.Fence        = (*fence)(nil)
+	_ execute.Patcher      = (*apiserver)(nil)
+	_ execute.Deleter      = (*apiserver)(nil)
+	_ execute.Pods         = (*apiserver)(nil)
+	_ execute.ControlPlane = (*apiserver)(nil)
+	_ execute.Recorder     = (*apiserver)(nil)
+	_ execute.Publisher    = (*apiserver)(nil)
+	_ execute.MDs          = mdCache{}
+	_ execute.Machines     = machineCache{}
+	_ execute.Nodes        = nodeCache{}
 )
 
 var errLostLease = errors.New("lost lease: held by another replica")

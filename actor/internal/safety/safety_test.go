@@ -121,8 +121,8 @@ func runScenario(ctx context.Context, seed int64, index int, tot *totals, trace 
 		return &execute.Executor{
 			Base: ctx, Fence: fe, Store: store.New(), MDs: mdCache{api}, Patcher: api, Events: api,
 			Publisher: api, Namespace: namespace, MaxReplicas: maxReplicas, Log: slog.New(slog.DiscardHandler),
-			Machines: machineCache{api}, Nodes: nodeCache{api}, Deleter: api, Pods: api, Version: api,
-			Memory: heal.NewMemory(w.now), EvictionTimeout: evictionTimeout, Now: func() time.Time { return w.now },
+			Machines: machineCache{api}, Nodes: nodeCache{api}, Deleter: api, Pods: api, ControlPlane: api,
+			HealMemory: heal.NewMemory(w.now), EvictionTimeout: evictionTimeout, Now: func() time.Time { return w.now },
 			HealLimits: c.limits.forExecutor(),
 		}
 	}

@@ -24,12 +24,12 @@ type pass struct {
 	cpRaw   string
 	cpWhy   string           // why cpRaw is "", when known
 	cp      *version.Version // major.minor; nil when unknown or unread
-	mem     Memory
+	mem     RolledFrom
 	rolling []string // the pools being rolled, by name
 	retry   bool
 }
 
-func newPass(p Policy, target string, want *version.Version, wantWhy, controlPlane, cpWhy string, mem Memory) *pass {
+func newPass(p Policy, target string, want *version.Version, wantWhy, controlPlane, cpWhy string, mem RolledFrom) *pass {
 	ps := &pass{policy: p, target: target, want: want, wantWhy: wantWhy, cpRaw: controlPlane, cpWhy: cpWhy, mem: mem}
 	if want != nil {
 		ps.target = canonical(want)

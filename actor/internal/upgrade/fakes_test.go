@@ -20,7 +20,7 @@ func (f *fakeAPI) patch(p Patch) error {
 // stored, its patch sent, a success recorded with Started, and after a halt
 // every later pool is queued. It returns the last report per pool in order,
 // and the plan's retry.
-func execute(o Observed, p Policy, mem Memory, api *fakeAPI) ([]wire.Action, bool) {
+func execute(o Observed, p Policy, mem RolledFrom, api *fakeAPI) ([]wire.Action, bool) {
 	steps, retry := Plan(o, p, mem)
 	var final []wire.Action
 	halted := false

@@ -57,12 +57,12 @@ type passCase struct {
 	name        string
 	o           Observed
 	p           Policy
-	mem         Memory // before the pass; nil is empty
+	mem         RolledFrom // before the pass; nil is empty
 	patchErrs   map[string]error
 	want        []wire.Action
 	wantPatches []Patch
 	wantRetry   bool
-	wantMem     Memory              // after the pass; nil is empty
+	wantMem     RolledFrom          // after the pass; nil is empty
 	keywords    map[string][]string // pool → substrings its detail must hold (docs/contract.md#report-details)
 }
 
@@ -70,7 +70,7 @@ func runPassCases(t *testing.T, cases []passCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mem := Memory{}
+			mem := RolledFrom{}
 			maps.Copy(mem, tc.mem)
 			api := &fakeAPI{errs: tc.patchErrs}
 			got, retry := execute(tc.o, tc.p, mem, api)
@@ -83,7 +83,7 @@ func runPassCases(t *testing.T, cases []passCase) {
 			if retry != tc.wantRetry {
 				t.Errorf("retry = %v, want %v", retry, tc.wantRetry)
 			}
-			wantMem := Memory{}
+			wantMem := RolledFrom{}
 			maps.Copy(wantMem, tc.wantMem)
 			if !maps.Equal(mem, wantMem) {
 				t.Errorf("memory = %v, want %v", mem, wantMem)

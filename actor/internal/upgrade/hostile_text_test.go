@@ -33,7 +33,7 @@ func TestPlan_OutsideTextInADetailIsEscaped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			steps, _ := Plan(tt.o, tt.p, Memory{})
+			steps, _ := Plan(tt.o, tt.p, RolledFrom{})
 			if len(steps) == 0 {
 				t.Fatal("no report: nothing to check")
 			}

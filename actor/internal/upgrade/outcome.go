@@ -68,7 +68,7 @@ func Outcome(step Step, err error) (a wire.Action, halt bool) {
 // pool's progress and final reports name the version it came from. The
 // caller calls it, not Outcome, because Outcome only maps an answer to a
 // report. A nil mem or patch records nothing.
-func Started(mem Memory, p *Patch) {
+func Started(mem RolledFrom, p *Patch) {
 	if mem == nil || p == nil {
 		return
 	}

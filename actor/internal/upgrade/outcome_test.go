@@ -63,7 +63,7 @@ func TestUpgrade_PatchBodySetsOnlyTheKubeletUnderTheDecidedResourceVersion(t *te
 }
 
 func TestUpgrade_StartedRemembersTheFromOfASuccessfulPatch(t *testing.T) {
-	mem := Memory{}
+	mem := RolledFrom{}
 	Started(mem, &Patch{MDPatch: refuse.MDPatch{MD: "pool-a"}, From: oldV, Target: newV})
 	Started(mem, nil)
 	Started(nil, &Patch{MDPatch: refuse.MDPatch{MD: "pool-b"}, From: oldV})
@@ -79,8 +79,8 @@ func TestUpgrade_QueuedIsPendingBehindAnEarlierFailure(t *testing.T) {
 	}
 }
 
-// TestUpgrade_NilMemoryRemembersNothing: a plan without memory still decides.
-func TestUpgrade_NilMemoryRemembersNothing(t *testing.T) {
+// TestUpgrade_NilRolledFromRemembersNothing: a plan without memory still decides.
+func TestUpgrade_NilRolledFromRemembersNothing(t *testing.T) {
 	o := Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", newV, 2)), Machines: []Machine{joined("pool-a-1", "pool-a", oldV)}}
 	steps, retry := Plan(o, policyFor(newV, "pool-a"), nil)
 	want := report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)")

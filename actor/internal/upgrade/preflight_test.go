@@ -37,7 +37,7 @@ func TestUpgrade_SkewPolicyBoundaries(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := Observed{MDs: mdsOf(worker("pool-a", tc.current, 0)), ControlPlane: cp}
-			steps, retry := Plan(o, policyFor(tc.target, "pool-a"), Memory{})
+			steps, retry := Plan(o, policyFor(tc.target, "pool-a"), RolledFrom{})
 			want := []Step{{Action: tc.want}}
 			if tc.wantPatch {
 				p := roll("pool-a", tc.current, tc.target)
@@ -78,7 +78,7 @@ func TestUpgrade_AtMostOnePatchInAnyPlan(t *testing.T) {
 			mds[md.Name] = md
 			rolling = rolling || s.rolling
 		}
-		steps, _ := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), Memory{})
+		steps, _ := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), RolledFrom{})
 		patches := 0
 		for _, s := range steps {
 			if s.Patch != nil {
@@ -99,7 +99,7 @@ func TestUpgrade_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
 		names = append(names, name)
 		mds[name] = worker(name, oldV, 1)
 	}
-	steps, retry := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), Memory{})
+	steps, retry := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), RolledFrom{})
 	if len(steps) != 100 || !retry {
 		t.Fatalf("steps = %d retry %v, want 100 and true", len(steps), retry)
 	}
@@ -125,7 +125,7 @@ func TestUpgrade_DuplicateStraddlingThe100PoolCutIsRefused(t *testing.T) {
 		mds[name] = worker(name, newV, 0)
 	}
 	names = append(names, "pool-099") // 101st entry, the 100th name again
-	steps, retry := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), Memory{})
+	steps, retry := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), RolledFrom{})
 	want := []Step{{Action: report("pool-099", wire.StatusFailed,
 		`pool "pool-099" is named more than once in the desired state; refusing to pick one`)}}
 	if !reflect.DeepEqual(steps, want) || retry {

@@ -57,14 +57,14 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 			o: Observed{ControlPlane: "garbage", MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", newV, 2), worker("pool-c", oldV, 1)),
 				Machines: append(converged, joined("pool-b-1", "pool-b", newV))},
 			p:   policyFor(newV, "pool-a", "pool-b", "pool-c"),
-			mem: Memory{"pool-a": oldV, "pool-b": "v1.35.1"},
+			mem: RolledFrom{"pool-a": oldV, "pool-b": "v1.35.1"},
 			want: []wire.Action{
 				report("pool-a", wire.StatusDone, "v1.34.9 → v1.35.6 (2/2)"),
 				report("pool-b", wire.StatusInProgress, "v1.35.1 → v1.35.6 (1/2)"),
 				report("pool-c", wire.StatusFailed, `control plane version unknown (cannot parse "garbage"); will retry`),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV, "pool-b": "v1.35.1"},
+			wantMem:   RolledFrom{"pool-a": oldV, "pool-b": "v1.35.1"},
 		},
 		{
 			// A target that cannot be read leaves no pool at target: the
@@ -73,7 +73,7 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 			o: Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1), worker("edge-cp-pool", oldV, 1)),
 				Machines: converged},
 			p:   policyFor("v1.35.6+build.1", "pool-a", "pool-b", "edge-cp-pool"),
-			mem: Memory{"pool-a": oldV},
+			mem: RolledFrom{"pool-a": oldV},
 			want: []wire.Action{
 				report("edge-cp-pool", wire.StatusFailed, edgeCPRefusal),
 				report("pool-a", wire.StatusFailed, invalidBuild),
@@ -96,7 +96,7 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 			},
 			wantPatches: []Patch{roll("pool-b", oldV, newV)},
 			wantRetry:   true,
-			wantMem:     Memory{"pool-b": oldV},
+			wantMem:     RolledFrom{"pool-b": oldV},
 		},
 		{
 			name: "an MD without a kubelet field is refused, never given one",
@@ -158,7 +158,7 @@ func TestUpgrade_ProgressCounting(t *testing.T) {
 			p:         policyFor(newV, "pool-a"),
 			want:      []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (1/3)")},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV},
+			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
 			name:      "with no old machine left the derived from is the target",
@@ -166,19 +166,19 @@ func TestUpgrade_ProgressCounting(t *testing.T) {
 			p:         policyFor(newV, "pool-a"),
 			want:      []wire.Action{report("pool-a", wire.StatusInProgress, "v1.35.6 → v1.35.6 (1/2)")},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": newV},
+			wantMem:   RolledFrom{"pool-a": newV},
 		},
 		{
 			name: "an off-target pool forgets the from of an earlier roll",
 			o:    Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", oldV, 0))},
 			p:    policyFor(newV, "pool-a"),
-			mem:  Memory{"pool-a": "v1.33.1"},
+			mem:  RolledFrom{"pool-a": "v1.33.1"},
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/0)")},
 			wantPatches: []Patch{
 				roll("pool-a", oldV, newV),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV},
+			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 	})
 }

@@ -48,7 +48,7 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			steps, retry := Plan(tc.o, policyFor(tc.target, tc.pools...), Memory{})
+			steps, retry := Plan(tc.o, policyFor(tc.target, tc.pools...), RolledFrom{})
 			for _, s := range steps {
 				if s.Patch != nil {
 					t.Fatalf("patched %s while %s rolls", s.Patch.MD, tc.blocking)
@@ -71,7 +71,7 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 func TestUpgrade_ARollingPoolMayBeSentANewerTarget(t *testing.T) {
 	o := Observed{MDs: mdsOf(worker("pool-a", "v1.35.5", 2)), ControlPlane: cpV,
 		Machines: []Machine{joined("a-1", "pool-a", "v1.35.4"), joined("a-2", "pool-a", "v1.35.5")}}
-	steps, _ := Plan(o, policyFor(newV, "pool-a"), Memory{})
+	steps, _ := Plan(o, policyFor(newV, "pool-a"), RolledFrom{})
 	if len(steps) != 1 || steps[0].Patch == nil || steps[0].Patch.Target != newV {
 		t.Fatalf("steps %+v, want pool-a patched to %s", steps, newV)
 	}
@@ -82,7 +82,7 @@ func TestUpgrade_ARollingPoolMayBeSentANewerTarget(t *testing.T) {
 func TestUpgrade_AMachineNewerThanTheTargetMakesItADowngrade(t *testing.T) {
 	o := Observed{MDs: mdsOf(worker("pool-a", "v1.34.1", 2)), ControlPlane: cpV,
 		Machines: []Machine{joined("a-1", "pool-a", "v1.34.1"), joined("a-2", "pool-a", "v1.35.9")}}
-	steps, _ := Plan(o, policyFor(newV, "pool-a"), Memory{})
+	steps, _ := Plan(o, policyFor(newV, "pool-a"), RolledFrom{})
 	if len(steps) != 1 || steps[0].Patch != nil || !strings.Contains(steps[0].Action.Detail, "downgrade") ||
 		!strings.Contains(steps[0].Action.Detail, "a-2") {
 		t.Fatalf("steps %+v, want a downgrade refusal naming Machine a-2", steps)
@@ -94,7 +94,7 @@ func TestUpgrade_AMachineNewerThanTheTargetMakesItADowngrade(t *testing.T) {
 func TestUpgrade_AMachineWithoutAKubeletKeepsItsPoolRolling(t *testing.T) {
 	o := Observed{MDs: mdsOf(worker("pool-a", newV, 1), worker("pool-b", oldV, 1)), ControlPlane: cpV,
 		Machines: []Machine{{Name: "a-1", Pool: "pool-a", NodeName: "n"}, joined("b-1", "pool-b", oldV)}}
-	steps, _ := Plan(o, policyFor(newV, "pool-b"), Memory{})
+	steps, _ := Plan(o, policyFor(newV, "pool-b"), RolledFrom{})
 	if len(steps) != 1 || steps[0].Patch != nil || !strings.Contains(steps[0].Action.Detail, "pool-a") {
 		t.Fatalf("steps %+v, want pool-b waiting for pool-a", steps)
 	}

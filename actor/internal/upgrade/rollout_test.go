@@ -73,7 +73,7 @@ func TestPlan_TheRollCarriesWhatItMayTakeDown(t *testing.T) {
 		{"an unreadable strategy: the 3 live Machines it could take down", unreadable, 3},
 	} {
 		o := Observed{MDs: mdsOf(tc.md), ControlPlane: cpV, Machines: machines}
-		steps, _ := Plan(o, policyFor(newV, "pool-a"), Memory{})
+		steps, _ := Plan(o, policyFor(newV, "pool-a"), RolledFrom{})
 		if len(steps) != 1 || steps[0].Patch == nil {
 			t.Fatalf("%s: steps = %+v, want one roll", tc.name, steps)
 		}

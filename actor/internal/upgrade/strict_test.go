@@ -63,7 +63,7 @@ func TestUpgrade_APreReleaseTargetBelowThePoolIsRefusedAsADowngrade(t *testing.T
 				roll("pool-a", "v1.36.0-rc.1", "v1.36.0-rc.2"),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": "v1.36.0-rc.1"},
+			wantMem:   RolledFrom{"pool-a": "v1.36.0-rc.1"},
 		},
 		{
 			name: "control: v1.36.0-rc.2 to its release v1.36.0 rolls",
@@ -74,7 +74,7 @@ func TestUpgrade_APreReleaseTargetBelowThePoolIsRefusedAsADowngrade(t *testing.T
 				roll("pool-a", "v1.36.0-rc.2", "v1.36.0"),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": "v1.36.0-rc.2"},
+			wantMem:   RolledFrom{"pool-a": "v1.36.0-rc.2"},
 		},
 	})
 }
@@ -112,7 +112,7 @@ func TestUpgrade_ATargetOutsideTheGrammarIsRefusedAndNeverPatched(t *testing.T) 
 			o := Observed{MDs: mdsOf(worker("pool-a", newV, 2)), ControlPlane: cpV,
 				Machines: []Machine{joined("a-1", "pool-a", newV), joined("a-2", "pool-a", newV)}}
 			api := &fakeAPI{}
-			got, retry := execute(o, policyFor(tc.target, "pool-a"), Memory{}, api)
+			got, retry := execute(o, policyFor(tc.target, "pool-a"), RolledFrom{}, api)
 			if len(api.patches) != 0 {
 				t.Fatalf("patched %+v", api.patches)
 			}
@@ -166,7 +166,7 @@ func TestUpgrade_ASemanticallyEqualTargetIsAlreadyAtTarget(t *testing.T) {
 			p:         policyFor(newV, "pool-a"),
 			want:      []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (1/2)")},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV},
+			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
 			name: "a roll from a loose spelling patches the target as received",
@@ -177,7 +177,7 @@ func TestUpgrade_ASemanticallyEqualTargetIsAlreadyAtTarget(t *testing.T) {
 				roll("pool-a", "1.35.5+k3s1", newV),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": "1.35.5+k3s1"},
+			wantMem:   RolledFrom{"pool-a": "1.35.5+k3s1"},
 		},
 	})
 }
@@ -209,7 +209,7 @@ func TestUpgrade_AMachineKubeletThatCannotBeReadRefusesTheRoll(t *testing.T) {
 			o := Observed{MDs: mdsOf(worker("pool-a", oldV, 1)), ControlPlane: cpV,
 				Machines: []Machine{joined("a-1", "pool-a", oldV), tc.machine}}
 			api := &fakeAPI{}
-			got, _ := execute(o, policyFor(newV, "pool-a"), Memory{}, api)
+			got, _ := execute(o, policyFor(newV, "pool-a"), RolledFrom{}, api)
 			if (len(api.patches) > 0) != tc.patched || !slices.Equal(got, tc.want) {
 				t.Fatalf("reports %+v patches %+v, want %+v patched %v", got, api.patches, tc.want, tc.patched)
 			}
@@ -223,7 +223,7 @@ func TestUpgrade_AMachineKubeletThatCannotBeReadRefusesTheRoll(t *testing.T) {
 func TestUpgrade_AMachineSeveralPoolsClaimCountsInTheDowngradeCheck(t *testing.T) {
 	o := Observed{MDs: mdsOf(worker("pool-a", oldV, 1)), ControlPlane: "v1.36.0",
 		Machines: []Machine{{Name: "x-1", Candidates: []string{"pool-a", "pool-c"}, Kubelet: "v1.36.0", NodeName: "n"}}}
-	steps, _ := Plan(o, policyFor(newV, "pool-a"), Memory{})
+	steps, _ := Plan(o, policyFor(newV, "pool-a"), RolledFrom{})
 	want := report("pool-a", wire.StatusFailed,
 		`refusing a downgrade: MachineDeployment "pool-a" runs kubelet v1.36.0 on Machine x-1 and the desired v1.35.6 is older`)
 	if len(steps) != 1 || steps[0].Patch != nil || steps[0].Action != want {

@@ -69,10 +69,10 @@ type Policy struct {
 	Revision  int64    // the desired revision every report carries
 }
 
-// Memory is the "from" version of each pool this process remembers, by pool
-// name. It lives in memory only, for one leadership term: after a restart a
-// rolling pool's "from" is derived again from its machines.
-type Memory map[string]string
+// RolledFrom is the "from" version of each pool this process rolled, by
+// pool name. It lives in memory only, for one leadership term: after a
+// restart a rolling pool's "from" is derived again from its machines.
+type RolledFrom map[string]string
 
 // Step is the decision for one pool: the report to store before any write,
 // and the write to make, if any.
@@ -112,7 +112,7 @@ type Step struct {
 //     metadata, leading zeros, trailing text) rolled it again, written
 //     verbatim into every Machine. A version is at target when it names the
 //     same version, however the cluster spells it (see version.go).
-func Plan(o Observed, p Policy, mem Memory) (steps []Step, retry bool) {
+func Plan(o Observed, p Policy, mem RolledFrom) (steps []Step, retry bool) {
 	target := strings.TrimSpace(p.Target)
 	if target == "" {
 		return nil, false
@@ -175,7 +175,7 @@ func selectPools(names []string) []entry {
 }
 
 // decideValid decides the pools that passed selection, by name.
-func decideValid(names []string, o Observed, p Policy, target string, mem Memory) (map[string]Step, bool) {
+func decideValid(names []string, o Observed, p Policy, target string, mem RolledFrom) (map[string]Step, bool) {
 	if len(names) == 0 {
 		return nil, false
 	}

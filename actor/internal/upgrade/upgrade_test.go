@@ -54,26 +54,26 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 				roll("pool-a", oldV, newV),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV},
+			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
 			name: "77 progress 1/2 is in progress",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2)), ControlPlane: cpV,
 				Machines: []Machine{joined("pool-a-1", "pool-a", oldV), joined("pool-a-3", "pool-a", newV)}},
 			p:         policyFor(newV, "pool-a"),
-			mem:       Memory{"pool-a": oldV},
+			mem:       RolledFrom{"pool-a": oldV},
 			want:      []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (1/2)")},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV},
+			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
 			name: "77 progress 2/2 is done with no retry",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2)), ControlPlane: cpV,
 				Machines: []Machine{joined("pool-a-3", "pool-a", newV), joined("pool-a-4", "pool-a", newV)}},
 			p:       policyFor(newV, "pool-a"),
-			mem:     Memory{"pool-a": oldV},
+			mem:     RolledFrom{"pool-a": oldV},
 			want:    []wire.Action{report("pool-a", wire.StatusDone, "v1.34.9 → v1.35.6 (2/2)")},
-			wantMem: Memory{"pool-a": oldV},
+			wantMem: RolledFrom{"pool-a": oldV},
 		},
 		{
 			name: "79 a pool mid-roll blocks the others and its from is derived from the straggler",
@@ -86,7 +86,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 				report("pool-b", wire.StatusPending, `one pool rolls at a time; waiting for pool "pool-a" to converge`),
 			},
 			wantRetry: true,
-			wantMem:   Memory{"pool-a": oldV},
+			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
 			name:      "80 an autoscaler pool is unsupported and edge-cp-pool is control-plane, neither patched",
@@ -149,7 +149,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 // pool-b waits while pool-a rolls and starts once pool-a converged.
 func TestUpgrade_78OnePoolRollsAtATime(t *testing.T) {
 	p := policyFor(newV, "pool-b", "pool-a")
-	mem := Memory{}
+	mem := RolledFrom{}
 	api := &fakeAPI{}
 	pass := func(aKubelet string, machines ...Machine) ([]wire.Action, bool) {
 		mds := mdsOf(worker("pool-a", aKubelet, 1), worker("pool-b", oldV, 1))
