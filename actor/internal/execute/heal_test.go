@@ -82,7 +82,7 @@ func TestHeal_Decisions(t *testing.T) {
 
 	cases := []healCase{
 		{
-			name:        "55 NotReady for less than the window is untouched",
+			name:        "NotReady for less than the window is untouched",
 			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-299*time.Second))},
@@ -108,7 +108,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantReports: []report{{"pool-a-m1", wire.StatusDone, 7, "node node-1 Unknown for 10m0s"}},
 		},
 		{
-			name: "56 a joinless machine older than the startup timeout is deleted, a younger one kept",
+			name: "a joinless machine older than the startup timeout is deleted, a younger one kept",
 			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				joinless("pool-a-m1", "pool-a", 600*time.Second),
@@ -119,7 +119,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantReports: []report{{"pool-a-m1", wire.StatusDone, 7, "no node joined|recreates"}},
 		},
 		{
-			name: "57 control-plane nodes and machines are skipped silently and not counted",
+			name: "control-plane nodes and machines are skipped silently and not counted",
 			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-cp1"), cpMachine, cpJoinless,
@@ -134,7 +134,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantReports: []report{{"pool-a-m3", wire.StatusDone, 7, "node-3"}},
 		},
 		{
-			name:        "58 a pool with a cp name segment is refused",
+			name:        "a pool with a cp name segment is refused",
 			mds:         []*cluster.MachineDeployment{poolMD("edge-cp-pool", 1)},
 			machines:    []*cluster.Machine{machine("edge-m1", "edge-cp-pool", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
@@ -142,7 +142,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantReports: []report{{"edge-m1", wire.StatusFailed, 7, "control-plane"}},
 		},
 		{
-			name: "59 storm brake: two unhealthy with a limit of 1 delete nothing",
+			name: "storm brake: two unhealthy with a limit of 1 delete nothing",
 			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
@@ -159,7 +159,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantDetail: "unhealthy count 2 exceeds maxUnhealthy 1 — refusing (possible outage)",
 		},
 		{
-			name:        "60 maxUnhealthy 0 never deletes",
+			name:        "maxUnhealthy 0 never deletes",
 			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", down)},
@@ -179,7 +179,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantDetail:  "unhealthy count 2 exceeds maxUnhealthy 1 — refusing (possible outage)",
 		},
 		{
-			name: "62 one machine already deleting uses up a limit of 1",
+			name: "one machine already deleting uses up a limit of 1",
 			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				deleting(machine("pool-a-m0", "pool-a", "node-0")), machine("pool-a-m1", "pool-a", "node-1"),
@@ -189,7 +189,7 @@ func TestHeal_Decisions(t *testing.T) {
 			wantReports: []report{{"pool-a-m1", wire.StatusPending, 7, "1 disruption(s) already in flight (maxUnhealthy 1)"}},
 		},
 		{
-			name: "63 an autoscaler pool and an unowned machine are refused",
+			name: "an autoscaler pool and an unowned machine are refused",
 			mds:  []*cluster.MachineDeployment{autoscaled},
 			machines: []*cluster.Machine{
 				machine("auto-m1", "pool-auto", "node-1"), machine("stray-m1", "nobody", "node-2"),
@@ -202,7 +202,7 @@ func TestHeal_Decisions(t *testing.T) {
 			},
 		},
 		{
-			name: "65 a delete failure fails and queues the next candidate",
+			name: "a delete failure fails and queues the next candidate",
 			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
@@ -217,7 +217,7 @@ func TestHeal_Decisions(t *testing.T) {
 			},
 		},
 		{
-			name:     "67 an unhealthyAfter of 1800 s defers the heal",
+			name:     "an unhealthyAfter of 1800 s defers the heal",
 			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-1799*time.Second))},
@@ -225,14 +225,14 @@ func TestHeal_Decisions(t *testing.T) {
 				NodeStartupTimeoutSeconds: 600},
 		},
 		{
-			name:     "67 a 0 s window is floored to 60 s: 30 s unhealthy is untouched",
+			name:     "a 0 s window is floored to 60 s: 30 s unhealthy is untouched",
 			mds:      []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines: []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:    []*cluster.Node{node("node-1", "False", start.Add(-30*time.Second))},
 			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
 		},
 		{
-			name:        "67 a 0 s window is floored to 60 s: 60 s unhealthy is healed",
+			name:        "a 0 s window is floored to 60 s: 60 s unhealthy is healed",
 			mds:         []*cluster.MachineDeployment{poolMD("pool-a", 1)},
 			machines:    []*cluster.Machine{machine("pool-a-m1", "pool-a", "node-1")},
 			nodes:       []*cluster.Node{node("node-1", "False", start.Add(-60*time.Second))},
@@ -247,7 +247,7 @@ func TestHeal_Decisions(t *testing.T) {
 			policy:   desired.Healing{Enabled: true, MaxUnhealthy: 1},
 		},
 		{
-			name: "67 cooldown 0 lets two machines of one pool go back to back",
+			name: "cooldown 0 lets two machines of one pool go back to back",
 			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 2)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),

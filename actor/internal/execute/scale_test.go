@@ -30,7 +30,7 @@ func TestExecute_Scaling(t *testing.T) {
 		wantSecondEvents  []event
 	}{
 		{
-			name:        "43 scales 2 to 3 with one patch",
+			name:        "scales 2 to 3 with one patch",
 			mds:         []*cluster.MachineDeployment{md("pool-a", 2)},
 			pools:       []desired.Pool{pool("pool-a", 3)},
 			wantPatches: []patch{{mdNamespace, "pool-a", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":3}}`}},
@@ -40,14 +40,14 @@ func TestExecute_Scaling(t *testing.T) {
 			wantSecondEvents: []event{{mdNamespace + "/pool-a", false, "KubehzInSync", "desired revision 7: scale done: already at 3 replicas"}},
 		},
 		{
-			name:        "44 already at the desired count writes nothing",
+			name:        "already at the desired count writes nothing",
 			mds:         []*cluster.MachineDeployment{md("pool-a", 3)},
 			pools:       []desired.Pool{pool("pool-a", 3)},
 			wantReports: []report{{"pool-a", wire.StatusDone, 7, "already at 3 replicas"}},
 			wantEvents:  []event{{mdNamespace + "/pool-a", false, "KubehzInSync", "desired revision 7: scale done: already at 3 replicas"}},
 		},
 		{
-			name:  "45 out of range is refused, never clamped",
+			name:  "out of range is refused, never clamped",
 			mds:   []*cluster.MachineDeployment{md("pool-a", 2), md("pool-b", 2)},
 			pools: []desired.Pool{pool("pool-a", 51), pool("pool-b", -1)},
 			wantReports: []report{
@@ -60,7 +60,7 @@ func TestExecute_Scaling(t *testing.T) {
 			},
 		},
 		{
-			name:        "46 an unmatched pool fails without blocking the other",
+			name:        "an unmatched pool fails without blocking the other",
 			mds:         []*cluster.MachineDeployment{md("pool-b", 1)},
 			pools:       []desired.Pool{pool("pool-a", 2), pool("pool-b", 2)},
 			wantPatches: []patch{{mdNamespace, "pool-b", `{"metadata":{"resourceVersion":"5"},"spec":{"replicas":2}}`}},
@@ -73,7 +73,7 @@ func TestExecute_Scaling(t *testing.T) {
 			wantSecondEvents: []event{{mdNamespace + "/pool-b", false, "KubehzInSync", "desired revision 7: scale done: already at 2 replicas"}},
 		},
 		{
-			name:        "50 a transient patch error halts the sorted pass and queues the rest",
+			name:        "a transient patch error halts the sorted pass and queues the rest",
 			mds:         []*cluster.MachineDeployment{md("a-pool", 1), md("b-pool", 1)},
 			patchErr:    map[string]error{"a-pool": transient},
 			pools:       []desired.Pool{pool("b-pool", 2), pool("a-pool", 2)},
@@ -135,7 +135,7 @@ func TestExecute_Scaling(t *testing.T) {
 			wantSecondEvents:  []event{{mdNamespace + "/b-pool", false, "KubehzInSync", "desired revision 7: scale done: already at 2 replicas"}},
 		},
 		{
-			name:        "53 an invalid pool name never reaches the API",
+			name:        "an invalid pool name never reaches the API",
 			mds:         []*cluster.MachineDeployment{md("pool-a", 1)},
 			pools:       []desired.Pool{pool("Not A Name!", 2)},
 			wantReports: []report{{"Not A Name!", wire.StatusFailed, 7, "invalid pool name"}},

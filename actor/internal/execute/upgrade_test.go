@@ -104,10 +104,10 @@ func TestUpgrade_ControlPlaneRefusalsPatchNothing(t *testing.T) {
 		versionErr error
 		keywords   []string
 	}{
-		{name: "75 unknown version", versionErr: errors.New("discovery: connection refused"),
+		{name: "unknown version", versionErr: errors.New("discovery: connection refused"),
 			keywords: []string{"control plane version unknown"}},
 		{name: "an unparsable version", version: "vX.Y.Z", keywords: []string{"control plane version unknown"}},
-		{name: "74 control plane behind the target", version: "v1.34.3",
+		{name: "control plane behind the target", version: "v1.34.3",
 			keywords: []string{"control plane not yet at target", "v1.34.3", "v1.35.6"}},
 	}
 	for _, tc := range cases {

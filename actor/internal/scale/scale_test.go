@@ -31,7 +31,7 @@ func TestScale_Pass(t *testing.T) {
 		keywords    map[string][]string // pool → substrings its detail must hold (docs/contract.md#report-details)
 	}{
 		{
-			name:  "43 2 to 3 patches once and is done at revision 7",
+			name:  "2 to 3 patches once and is done at revision 7",
 			pools: []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 2), worker("other-md", 1)),
 			want:  []wire.Action{report("pool-a", wire.StatusDone, "replicas 2 to 3"+reconciles)},
@@ -41,14 +41,14 @@ func TestScale_Pass(t *testing.T) {
 			keywords: map[string][]string{"pool-a": {"replicas 2 to 3;"}},
 		},
 		{
-			name:     "44 already at the desired count is done with no patch",
+			name:     "already at the desired count is done with no patch",
 			pools:    []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			mds:      mdsOf(worker("pool-a", 3)),
 			want:     []wire.Action{report("pool-a", wire.StatusDone, "already at 3 replicas")},
 			keywords: map[string][]string{"pool-a": {"already at 3 replicas"}},
 		},
 		{
-			name:  "45 51 and -1 fail naming KUBEHZ_MAX_REPLICAS and never clamp",
+			name:  "51 and -1 fail naming KUBEHZ_MAX_REPLICAS and never clamp",
 			pools: []Target{{Name: "pool-big", DesiredReplicas: 51}, {Name: "pool-neg", DesiredReplicas: -1}},
 			mds:   mdsOf(worker("pool-big", 2), worker("pool-neg", 2)),
 			want: []wire.Action{
@@ -61,7 +61,7 @@ func TestScale_Pass(t *testing.T) {
 			},
 		},
 		{
-			name:  "45 boundaries 0 and max are in range",
+			name:  "boundaries 0 and max are in range",
 			pools: []Target{{Name: "pool-max", DesiredReplicas: 50}, {Name: "pool-zero", DesiredReplicas: 0}},
 			mds:   mdsOf(worker("pool-max", 2), worker("pool-zero", 2)),
 			want: []wire.Action{
@@ -74,7 +74,7 @@ func TestScale_Pass(t *testing.T) {
 			},
 		},
 		{
-			name:  "46 an unmatched pool fails without blocking the other",
+			name:  "an unmatched pool fails without blocking the other",
 			pools: []Target{{Name: "pool-x", DesiredReplicas: 2}, {Name: "pool-a", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("pool-a", 2)),
 			want: []wire.Action{
@@ -87,7 +87,7 @@ func TestScale_Pass(t *testing.T) {
 			keywords: map[string][]string{"pool-x": {"no MachineDeployment", "pool-x", testNS, "by name"}},
 		},
 		{
-			name:  "48 autoscaler annotations of either group refuse with no patch",
+			name:  "autoscaler annotations of either group refuse with no patch",
 			pools: []Target{{Name: "pool-k8s", DesiredReplicas: 3}, {Name: "pool-x-k8s", DesiredReplicas: 3}},
 			mds: mdsOf(
 				MD{Name: "pool-k8s", Replicas: replicas(2), Annotations: map[string]string{
@@ -105,7 +105,7 @@ func TestScale_Pass(t *testing.T) {
 			},
 		},
 		{
-			name:      "50 a transient patch error halts the sorted rest and retries",
+			name:      "a transient patch error halts the sorted rest and retries",
 			pools:     []Target{{Name: "c-pool", DesiredReplicas: 1}, {Name: "b-pool", DesiredReplicas: 3}, {Name: "a-pool", DesiredReplicas: 3}},
 			mds:       mdsOf(worker("a-pool", 2), worker("b-pool", 2), worker("c-pool", 1)),
 			patchErrs: map[string]error{"a-pool": errors.New("patch MachineDeployment a-pool: connection refused")},
@@ -121,7 +121,7 @@ func TestScale_Pass(t *testing.T) {
 			keywords:  map[string][]string{"a-pool": {"patch failed: "}, "b-pool": {"queued"}, "c-pool": {"queued"}},
 		},
 		{
-			name:    "51 a List failure fails every pool and retries",
+			name:    "a List failure fails every pool and retries",
 			pools:   []Target{{Name: "pool-b", DesiredReplicas: 3}, {Name: "pool-a", DesiredReplicas: 3}},
 			listErr: errors.New("machinedeployments.cluster.k8s.io is forbidden:\nno access"),
 			want: []wire.Action{
@@ -132,13 +132,13 @@ func TestScale_Pass(t *testing.T) {
 			keywords:  map[string][]string{"pool-a": {"list MachineDeployments", testNS, "no access"}},
 		},
 		{
-			name:      "51 a nil MD map is a failed List",
+			name:      "a nil MD map is a failed List",
 			pools:     []Target{{Name: "pool-a", DesiredReplicas: 3}},
 			want:      []wire.Action{report("pool-a", wire.StatusFailed, `cannot list MachineDeployments in namespace "kube-system": no result`)},
 			wantRetry: true,
 		},
 		{
-			name:  "53 an invalid name fails and never reaches the API",
+			name:  "an invalid name fails and never reaches the API",
 			pools: []Target{{Name: "Not A Name!", DesiredReplicas: 3}},
 			mds:   mdsOf(worker("Not A Name!", 2)),
 			want: []wire.Action{
@@ -217,7 +217,7 @@ func TestScale_Pass(t *testing.T) {
 	}
 }
 
-func TestScale_47ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
+func TestScale_ControlPlaneIsRefusedWithNoPatch(t *testing.T) {
 	label := func(key string) map[string]string { return map[string]string{key: ""} }
 	cp, master := "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"
 	cases := []struct {

@@ -24,13 +24,13 @@ const (
 	edgeCPRefusal     = `refusing: MachineDeployment "edge-cp-pool" looks like a control-plane pool (name has the segment "cp"); the agent never upgrades control planes`
 )
 
-// TestUpgrade_ContractChecklist pins the upgrade behaviours the original
-// agent's own tests pinned, one case each (77 in two passes); the numbers
-// in the case names are only labels (docs/contract.md#upgrade-decisions).
-func TestUpgrade_ContractChecklist(t *testing.T) {
+// TestUpgrade_Decisions pins the upgrade decisions of
+// docs/contract.md#upgrade-decisions one case each, a roll's progress in
+// two passes.
+func TestUpgrade_Decisions(t *testing.T) {
 	runPassCases(t, []passCase{
 		{
-			name: "74 control plane behind the target fails with no patch and retries",
+			name: "control plane behind the target fails with no patch and retries",
 			o:    Observed{MDs: mdsOf(worker("pool-a", oldV, 2)), Machines: twoOld, ControlPlane: "v1.34.2"},
 			p:    policyFor(newV, "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusFailed,
@@ -39,14 +39,14 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			keywords:  map[string][]string{"pool-a": {"control plane not yet at target", "v1.34.2", newV}},
 		},
 		{
-			name:      "75 unknown control plane version fails with no patch and retries",
+			name:      "unknown control plane version fails with no patch and retries",
 			o:         Observed{MDs: mdsOf(worker("pool-a", oldV, 2)), Machines: twoOld},
 			p:         policyFor(newV, "pool-a"),
 			want:      []wire.Action{report("pool-a", wire.StatusFailed, "control plane version unknown (not read yet); will retry")},
 			wantRetry: true,
 		},
 		{
-			name: "76 a roll sets the MD kubelet and reports 0/2",
+			name: "a roll sets the MD kubelet and reports 0/2",
 			o:    Observed{MDs: mdsOf(worker("pool-a", oldV, 2)), Machines: twoOld, ControlPlane: cpV},
 			p:    policyFor(newV, "pool-a"),
 			want: []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/2)")},
@@ -57,7 +57,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
-			name: "77 progress 1/2 is in progress",
+			name: "progress 1/2 is in progress",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2)), ControlPlane: cpV,
 				Machines: []Machine{joined("pool-a-1", "pool-a", oldV), joined("pool-a-3", "pool-a", newV)}},
 			p:         policyFor(newV, "pool-a"),
@@ -67,7 +67,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
-			name: "77 progress 2/2 is done with no retry",
+			name: "progress 2/2 is done with no retry",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2)), ControlPlane: cpV,
 				Machines: []Machine{joined("pool-a-3", "pool-a", newV), joined("pool-a-4", "pool-a", newV)}},
 			p:       policyFor(newV, "pool-a"),
@@ -76,7 +76,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			wantMem: RolledFrom{"pool-a": oldV},
 		},
 		{
-			name: "79 a pool mid-roll blocks the others and its from is derived from the straggler",
+			name: "a pool mid-roll blocks the others and its from is derived from the straggler",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1)), ControlPlane: cpV,
 				Machines: []Machine{joined("pool-a-x1", "pool-a", newV), joined("pool-a-x2", "pool-a", oldV),
 					joined("pool-b-1", "pool-b", oldV)}},
@@ -89,7 +89,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			wantMem:   RolledFrom{"pool-a": oldV},
 		},
 		{
-			name:      "80 an autoscaler pool is unsupported and edge-cp-pool is control-plane, neither patched",
+			name:      "an autoscaler pool is unsupported and edge-cp-pool is control-plane, neither patched",
 			o:         Observed{MDs: mdsOf(autoscaled, worker("edge-cp-pool", oldV, 1)), ControlPlane: cpV},
 			p:         policyFor(newV, "edge-cp-pool", "autoscaled"),
 			want:      []wire.Action{report("autoscaled", wire.StatusFailed, autoscaledRefusal), report("edge-cp-pool", wire.StatusFailed, edgeCPRefusal)},
@@ -97,7 +97,7 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			wantRetry: false,
 		},
 		{
-			name:      "81 a patch failure fails the pool, queues the next and retries",
+			name:      "a patch failure fails the pool, queues the next and retries",
 			o:         Observed{MDs: mdsOf(worker("pool-a", oldV, 2), worker("pool-b", oldV, 1)), Machines: twoOld, ControlPlane: cpV},
 			p:         policyFor(newV, "pool-b", "pool-a"),
 			patchErrs: map[string]error{"pool-a": errors.New("connection refused")},
@@ -111,19 +111,19 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 			wantRetry: true,
 		},
 		{
-			name: "82 everything at target and never driven here reports nothing and does not retry",
+			name: "everything at target and never driven here reports nothing and does not retry",
 			o: Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", newV, 1), worker("pool-b", "1.35.6", 1),
 				MD{Name: "autoscaled", Kubelet: newV, Annotations: autoscaled.Annotations}, worker("edge-cp-pool", newV, 1)),
 				Machines: []Machine{joined("pool-a-1", "pool-a", newV), joined("pool-b-1", "pool-b", "1.35.6")}},
 			p: policyFor(newV, "pool-a", "pool-b", "autoscaled", "edge-cp-pool"),
 		},
 		{
-			name: "82 a nil version reports nothing",
+			name: "a nil version reports nothing",
 			o:    Observed{MDs: mdsOf(worker("pool-a", oldV, 2)), Machines: twoOld, ControlPlane: cpV},
 			p:    policyFor("  ", "pool-a"),
 		},
 		{
-			name: "83 an unmatched pool fails with no MachineDeployment",
+			name: "an unmatched pool fails with no MachineDeployment",
 			o:    Observed{MDs: mdsOf(worker("pool-a", newV, 0)), ControlPlane: cpV},
 			p:    policyFor(newV, "pool-x", "pool-a"),
 			want: []wire.Action{report("pool-x", wire.StatusFailed,
@@ -145,9 +145,9 @@ func TestUpgrade_ContractChecklist(t *testing.T) {
 	})
 }
 
-// TestUpgrade_78OnePoolRollsAtATime runs the passes of a two-pool roll:
+// TestUpgrade_OnePoolRollsAtATime runs the passes of a two-pool roll:
 // pool-b waits while pool-a rolls and starts once pool-a converged.
-func TestUpgrade_78OnePoolRollsAtATime(t *testing.T) {
+func TestUpgrade_OnePoolRollsAtATime(t *testing.T) {
 	p := policyFor(newV, "pool-b", "pool-a")
 	mem := RolledFrom{}
 	api := &fakeAPI{}

@@ -9,10 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
-// TestUpgrade_84ControlPlaneVersionParsing pins the one version still read
+// TestUpgrade_ControlPlaneVersionParsing pins the one version still read
 // as the original read every version: the apiserver's gitVersion, major.minor
 // only, for the skew policy (docs/contract.md#upgrade-versions).
-func TestUpgrade_84ControlPlaneVersionParsing(t *testing.T) {
+func TestUpgrade_ControlPlaneVersionParsing(t *testing.T) {
 	cases := []struct {
 		in     string
 		want   string // major.minor; "" when not read
