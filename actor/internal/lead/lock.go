@@ -61,23 +61,18 @@ func (l *recordingLock) Create(context.Context, resourcelock.LeaderElectionRecor
 }
 
 // Update is called by the elector to take the Lease, to renew it and, with
-// an empty holder, to release it.
+// an empty holder, to release it. Nothing is sent once the term is over. A
+// successful write naming us is how the term is won and renewed: the
+// elector's own success, with no need to read its log or events.
 func (l *recordingLock) Update(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
 	if r.HolderIdentity == "" && l.beforeRelease != nil {
 		l.beforeRelease()
 	}
-	return l.write(r, func() error { return l.Interface.Update(ctx, r) })
-}
-
-// write sends one write of r unless the term is over. A successful write
-// naming us is how the term is won and renewed: the elector's own success,
-// with no need to read its log or events.
-func (l *recordingLock) write(r resourcelock.LeaderElectionRecord, send func() error) error {
 	if l.over() {
 		return ErrTermOver
 	}
 	sent := l.now()
-	if err := send(); err != nil {
+	if err := l.Interface.Update(ctx, r); err != nil {
 		return err
 	}
 	if r.HolderIdentity != "" && r.HolderIdentity == l.identity && l.term != nil {
