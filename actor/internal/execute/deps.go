@@ -73,7 +73,11 @@ type MDs interface {
 	ByName[*cluster.MachineDeployment]
 }
 
-// Machines is the on-demand Machine cache, and a direct List.
+// Machines is the on-demand Machine cache, and a direct List. Unlike MDs
+// and Nodes it is never read by name: decisions walk every Machine (to
+// resolve pools and count what is deleting), and a delete carries the UID
+// and resourceVersion it was decided on as preconditions instead of a
+// re-read, so there is no Get and the records stay a slice.
 type Machines interface {
 	Cache
 	List() []*cluster.Machine
