@@ -46,7 +46,7 @@ func newActor(cfg settings, log *slog.Logger, identity string, c connect.Clients
 		return nil, err
 	}
 	return &actor{cfg: cfg, log: log, identity: identity, client: client, dyn: c.Dynamic, plat: c.Platform,
-		state: state, alive: alive, killSwitch: lead.NewKillSwitch(client, cfg.Namespace, cfg.Deployment, log)}, nil
+		state: state, alive: alive, killSwitch: lead.NewKillSwitch(client, cfg.Namespace, cfg.Deployment, lead.KillSwitchOptions{Log: log})}, nil
 }
 
 // typedClient is the typed clientset: tools/leaderelection needs it, so the
@@ -139,14 +139,14 @@ func (a *actor) term(ctx context.Context, fence *lead.Fence) error {
 // every write it makes sent through fence.
 func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Executor {
 	cfg, client, dyn := a.cfg, a.client, a.dyn
-	served := kubeapi.ServedBy(client.Discovery().RESTClient())
+	caches := cluster.Options{Served: kubeapi.ServedBy(client.Discovery().RESTClient()), Log: a.log}
 	publisher := recordedPublisher{state: a.state,
 		Publisher: &store.Publisher{Client: client, Namespace: cfg.Namespace, ConfigMap: cfg.ActionsConfigMap, Identity: a.identity, Fence: fence, Now: time.Now}}
 	return &execute.Executor{
 		Base:        ctx,
 		Fence:       fence,
 		Store:       store.New(),
-		MDs:         cluster.NewMachineDeployments(dyn, served, cfg.MDNamespace, a.log),
+		MDs:         cluster.NewMachineDeployments(dyn, cfg.MDNamespace, caches),
 		Patcher:     &mdPatcher{dyn: dyn},
 		Events:      &eventRecorder{client: client, fence: fence, identity: a.identity, log: a.log},
 		Publisher:   publisher,
@@ -155,8 +155,8 @@ func (a *actor) newExecutor(ctx context.Context, fence *lead.Fence) *execute.Exe
 		Log:         a.log,
 		Progress:    a.alive,
 
-		Machines:        cluster.NewMachines(dyn, served, cfg.MDNamespace, a.log),
-		Nodes:           cluster.NewNodes(client, a.log),
+		Machines:        cluster.NewMachines(dyn, cfg.MDNamespace, caches),
+		Nodes:           cluster.NewNodes(client, caches),
 		Deleter:         &machineDeleter{dyn: dyn, client: client},
 		Pods:            &nodePods{client: client},
 		ControlPlane:    &controlPlaneSources{client: client},

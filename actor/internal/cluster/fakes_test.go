@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"log/slog"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,7 +21,7 @@ func newFakeDynamic(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 // whose discovery says every resource is served.
 func newMDCache(client *dynamicfake.FakeDynamicClient) *MachineDeployments {
 	served := func(context.Context, schema.GroupVersionResource) error { return nil }
-	return NewMachineDeployments(client, served, testNamespace, slog.New(slog.DiscardHandler))
+	return NewMachineDeployments(client, testNamespace, Options{Served: served})
 }
 
 // transform is the MachineDeployment cache's informer transform, as the

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -192,7 +191,7 @@ func TestCache_EnsureAsksDiscoveryAndNeverListsAnAbsentCRD(t *testing.T) {
 		asked = append(asked, gvr)
 		return apierrors.NewNotFound(gvr.GroupResource(), "")
 	}
-	c := NewMachineDeployments(client, absent, testNamespace, slog.New(slog.DiscardHandler))
+	c := NewMachineDeployments(client, testNamespace, Options{Served: absent})
 	defer c.Stop()
 
 	for range 3 {

@@ -53,12 +53,20 @@ type MachineDeployments struct {
 	byName[*unstructured.Unstructured, *MachineDeployment]
 }
 
-// NewMachineDeployments builds a stopped cache. served, when not nil, is
-// asked before the informer starts.
-func NewMachineDeployments(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, log *slog.Logger) *MachineDeployments {
+// Options are what the caches can do without; the three take the same.
+type Options struct {
+	// Served, when not nil, is asked before a machine-controller kind's
+	// informer starts, so an absent CRD is named rather than retried.
+	// Nodes are always served and never ask.
+	Served kubeapi.ServedFunc
+	Log    *slog.Logger // nil discards
+}
+
+// NewMachineDeployments builds a stopped cache.
+func NewMachineDeployments(dyn dynamic.Interface, namespace string, opts Options) *MachineDeployments {
 	ri := dyn.Resource(MachineDeploymentGVR).Namespace(namespace)
 	return &MachineDeployments{byName[*unstructured.Unstructured, *MachineDeployment]{
-		onDemand:  inNamespace(dyn, ri, served, MachineDeploymentGVR, "MachineDeployment", namespace, machineDeploymentFrom, log),
+		onDemand:  inNamespace(dyn, ri, MachineDeploymentGVR, "MachineDeployment", namespace, machineDeploymentFrom, opts),
 		namespace: namespace,
 		get: func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
 			return ri.Get(ctx, name, metav1.GetOptions{})
@@ -68,11 +76,11 @@ func NewMachineDeployments(dyn dynamic.Interface, served kubeapi.ServedFunc, nam
 
 // inNamespace is the informer of one machine-controller kind in one
 // namespace, read through the dynamic client.
-func inNamespace[R any](dyn dynamic.Interface, ri dynamic.ResourceInterface, served kubeapi.ServedFunc,
+func inNamespace[R any](dyn dynamic.Interface, ri dynamic.ResourceInterface,
 	gvr schema.GroupVersionResource, kind, namespace string, compact func(*unstructured.Unstructured) R,
-	log *slog.Logger) onDemand[*unstructured.Unstructured, R] {
+	opts Options) onDemand[*unstructured.Unstructured, R] {
 	var ask func(context.Context) error
-	if served != nil {
+	if served := opts.Served; served != nil {
 		ask = func(ctx context.Context) error { return served(ctx, gvr) }
 	}
 	return onDemand[*unstructured.Unstructured, R]{
@@ -82,7 +90,7 @@ func inNamespace[R any](dyn dynamic.Interface, ri dynamic.ResourceInterface, ser
 		// The fake dynamic client of the unit tests cannot stream a
 		// watch list; the real client streams as before.
 		watchList: dyn, object: &unstructured.Unstructured{}, compact: compact,
-		log: log,
+		log: logger(opts.Log),
 	}
 }
 

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"kubehz.dev/agent/actor/internal/refuse"
-	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/machinepool"
 )
 
@@ -45,11 +43,10 @@ type Machines struct {
 	onDemand[*unstructured.Unstructured, *Machine]
 }
 
-// NewMachines builds a stopped cache. served, when not nil, is asked before
-// the informer starts.
-func NewMachines(dyn dynamic.Interface, served kubeapi.ServedFunc, namespace string, log *slog.Logger) *Machines {
+// NewMachines builds a stopped cache.
+func NewMachines(dyn dynamic.Interface, namespace string, opts Options) *Machines {
 	ri := dyn.Resource(MachineGVR).Namespace(namespace)
-	return &Machines{inNamespace(dyn, ri, served, MachineGVR, "Machine", namespace, machineFrom, log)}
+	return &Machines{inNamespace(dyn, ri, MachineGVR, "Machine", namespace, machineFrom, opts)}
 }
 
 // List returns the cached Machines; nil when the cache is stopped.

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"log/slog"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,8 +38,8 @@ type Nodes struct {
 	byName[*corev1.Node, *Node]
 }
 
-// NewNodes builds a stopped cache.
-func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
+// NewNodes builds a stopped cache; opts.Served is not asked.
+func NewNodes(client kubernetes.Interface, opts Options) *Nodes {
 	api := client.CoreV1().Nodes()
 	return &Nodes{byName[*corev1.Node, *Node]{
 		onDemand: onDemand[*corev1.Node, *Node]{
@@ -48,7 +47,7 @@ func NewNodes(client kubernetes.Interface, log *slog.Logger) *Nodes {
 			list:      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return api.List(ctx, o) },
 			watch:     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return api.Watch(ctx, o) },
 			watchList: client, object: &corev1.Node{}, compact: NodeFrom,
-			log: log,
+			log: logger(opts.Log),
 		},
 		get: func(ctx context.Context, name string) (*corev1.Node, error) {
 			return api.Get(ctx, name, metav1.GetOptions{})

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"errors"
-	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,7 +42,7 @@ func TestNodeFrom_KeepsTheMarksNamingItsMachine(t *testing.T) {
 // refusal names the Node.
 func TestNodes_GetReadsTheAPIServer(t *testing.T) {
 	client := kubefake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
-	c := NewNodes(client, slog.New(slog.DiscardHandler))
+	c := NewNodes(client, Options{})
 	if got, err := c.Get(t.Context(), "n1"); err != nil || got == nil || got.Name != "n1" {
 		t.Fatalf("Get(n1) = %+v, %v; want its record", got, err)
 	}

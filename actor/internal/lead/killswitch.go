@@ -26,9 +26,18 @@ type KillSwitch struct {
 	name    string
 }
 
+// KillSwitchOptions are what a KillSwitch can do without.
+type KillSwitchOptions struct {
+	Log *slog.Logger // nil discards
+}
+
 // NewKillSwitch watches namespace/name; the RBAC grants get, list and
 // watch on that one Deployment.
-func NewKillSwitch(client kubernetes.Interface, namespace, name string, log *slog.Logger) *KillSwitch {
+func NewKillSwitch(client kubernetes.Interface, namespace, name string, opts KillSwitchOptions) *KillSwitch {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	k := &KillSwitch{tripped: make(chan struct{}), log: log, name: name}
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	deps := client.AppsV1().Deployments(namespace)

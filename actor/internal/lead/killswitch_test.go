@@ -25,7 +25,7 @@ func deployment(namespace string) *appsv1.Deployment {
 // list has been handled.
 func startKillSwitch(t *testing.T, client *fake.Clientset) *KillSwitch {
 	t.Helper()
-	g := NewKillSwitch(client, testNamespace, testDeployment, discardLog())
+	g := NewKillSwitch(client, testNamespace, testDeployment, KillSwitchOptions{})
 	ctx, cancel := context.WithCancel(t.Context())
 	synced := make(chan struct{})
 	stopped := make(chan struct{})
