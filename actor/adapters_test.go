@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"path/filepath"
 	"testing"
@@ -24,14 +22,6 @@ import (
 	"kubehz.dev/agent/actor/internal/heal"
 	"kubehz.dev/agent/shared/config"
 )
-
-// openFence lets every write through, as a fence of a live term does.
-type openFence struct{}
-
-func (openFence) Write(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	return ctx, cancel, nil
-}
 
 var _ execute.Fence = openFence{}
 
@@ -59,13 +49,6 @@ func TestEventRecorder_WritesReasonAndMessageWithoutARuneATerminalWouldObey(t *t
 			t.Fatalf("the Event holds %U", r)
 		}
 	}
-}
-
-// closedFence refuses every write, as the fence of a term that ended does.
-type closedFence struct{}
-
-func (closedFence) Write(context.Context) (context.Context, context.CancelFunc, error) {
-	return nil, nil, errors.New("lost the actor lease")
 }
 
 // TestEventRecorder_WritesNothingTheFenceRefuses: an Event is a write like

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -23,7 +22,6 @@ import (
 	"kubehz.dev/agent/actor/internal/desired"
 	"kubehz.dev/agent/actor/internal/lead"
 	"kubehz.dev/agent/shared/liveness"
-	"kubehz.dev/agent/shared/platform"
 	"kubehz.dev/agent/shared/testkit"
 )
 
@@ -129,35 +127,3 @@ func TestLiveness_StandbyPassesTheProbeIndefinitely(t *testing.T) {
 		t.Fatalf("an idle standby failed the probe: %v", err)
 	}
 }
-
-// wedgingFetcher answers its first calls with 304 and then never returns
-// until the caller gives up.
-type wedgingFetcher struct {
-	mu      sync.Mutex
-	n       int
-	answers int
-}
-
-func (f *wedgingFetcher) GetDesired(ctx context.Context, _ string) (platform.DesiredResponse, error) {
-	f.mu.Lock()
-	f.n++
-	wedged := f.n > f.answers
-	f.mu.Unlock()
-	if wedged {
-		<-ctx.Done()
-		return platform.DesiredResponse{}, ctx.Err()
-	}
-	return platform.DesiredResponse{NotModified: true}, nil
-}
-
-func (f *wedgingFetcher) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.n
-}
-
-type nopExecutor struct{}
-
-func (nopExecutor) Execute(context.Context, desired.Document) bool { return false }
-func (nopExecutor) Clear(string)                                   {}
-func (nopExecutor) Flush(context.Context)                          {}

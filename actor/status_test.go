@@ -17,10 +17,6 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-type failingPublisher struct{ err error }
-
-func (p failingPublisher) Publish(context.Context, int64, []wire.Action) error { return p.err }
-
 func TestStateFile_FollowsATermFromStandbyToLeaderAndBack(t *testing.T) {
 	dir := t.TempDir()
 	getenv := func(k string) string {

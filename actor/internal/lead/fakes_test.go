@@ -3,6 +3,8 @@ package lead
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // journal records, across goroutines, the order in which things happened.
@@ -133,3 +136,42 @@ func (r *running) returned() bool {
 }
 
 var errApiserverDown = errors.New("apiserver unavailable")
+
+type slowLock struct {
+	resourcelock.Interface
+	calls   int
+	advance func()
+}
+
+func (s *slowLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	s.calls++
+	return &resourcelock.LeaderElectionRecord{}, nil, nil
+}
+
+func (s *slowLock) Create(context.Context, resourcelock.LeaderElectionRecord) error {
+	s.calls++
+	return nil
+}
+
+func (s *slowLock) Describe() string { return "kubehz-system/kubehz-actor" }
+
+func (s *slowLock) Update(context.Context, resourcelock.LeaderElectionRecord) error {
+	s.calls++
+	if s.advance != nil {
+		s.advance()
+	}
+	return nil
+}
+
+type countingTransport struct{ calls int }
+
+func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	c.calls++
+	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+}
+
+type closeRecorder struct{ closed bool }
+
+func (c *closeRecorder) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }

@@ -84,29 +84,3 @@ func TestLock_CreateIsRefusedAndNeverSent(t *testing.T) {
 		t.Errorf("a refused Create sent %d call(s); won %v", inner.calls, tm.won())
 	}
 }
-
-type slowLock struct {
-	resourcelock.Interface
-	calls   int
-	advance func()
-}
-
-func (s *slowLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
-	s.calls++
-	return &resourcelock.LeaderElectionRecord{}, nil, nil
-}
-
-func (s *slowLock) Create(context.Context, resourcelock.LeaderElectionRecord) error {
-	s.calls++
-	return nil
-}
-
-func (s *slowLock) Describe() string { return "kubehz-system/kubehz-actor" }
-
-func (s *slowLock) Update(context.Context, resourcelock.LeaderElectionRecord) error {
-	s.calls++
-	if s.advance != nil {
-		s.advance()
-	}
-	return nil
-}

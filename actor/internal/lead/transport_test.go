@@ -3,7 +3,6 @@ package lead
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -93,15 +92,3 @@ func TestDeadlineTransport_RequestWithoutADeadlineIsSent(t *testing.T) {
 		t.Fatalf("calls %d, err %v; want the request sent", next.calls, err)
 	}
 }
-
-type countingTransport struct{ calls int }
-
-func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
-	c.calls++
-	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
-}
-
-type closeRecorder struct{ closed bool }
-
-func (c *closeRecorder) Read([]byte) (int, error) { return 0, io.EOF }
-func (c *closeRecorder) Close() error             { c.closed = true; return nil }
