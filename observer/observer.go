@@ -21,7 +21,6 @@ import (
 	"kubehz.dev/agent/observer/internal/owner"
 	"kubehz.dev/agent/observer/internal/state"
 	"kubehz.dev/agent/shared/buildinfo"
-	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/memlimit"
@@ -32,7 +31,7 @@ import (
 // content signals the one change channel of the informer cache; the loop
 // reads them all when a beat is due.
 type observer struct {
-	cfg config.Observer
+	cfg settings
 	log *slog.Logger
 
 	caches    *cluster.Cache
@@ -52,7 +51,7 @@ type observer struct {
 // one of them delays the first beat, it does not stop it.
 const firstReadsLimit = 10 * time.Second
 
-func newObserver(cfg config.Observer, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
+func newObserver(cfg settings, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
 	restCfg *rest.Config, plat *platform.Client, livenessFile string, statusFile *stateFile) *observer {
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}

@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/kubeapi"
 )
 
@@ -30,7 +29,7 @@ func TestNewObserver_FirstReadsAreTheReportsMachinesAndInventory(t *testing.T) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dir := t.TempDir()
-	cfg := config.Observer{FullInterval: time.Minute, Debounce: 10 * time.Second, MinGap: 15 * time.Second}
+	cfg := settings{FullInterval: time.Minute, Debounce: 10 * time.Second, MinGap: 15 * time.Second}
 	o := newObserver(cfg, log, api, dyn, restCfg, nil, filepath.Join(dir, "alive"),
 		newStateFile(filepath.Join(dir, "state"), time.Now(), "test", time.Minute, log))
 

@@ -17,7 +17,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	started := time.Now()
-	cfg, err := config.LoadObserver(ctx, config.Getenv(getenv))
+	cfg, err := loadSettings(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}

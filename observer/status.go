@@ -135,7 +135,7 @@ func statusCommand(args []string, getenv func(string) string, stdout io.Writer) 
 // readyCommand is the exec readiness probe: it fails while heartbeat
 // delivery has failed for longer than KUBEHZ_READY_AFTER_FAILING.
 func readyCommand(ctx context.Context, getenv func(string) string) error {
-	after, err := config.LoadReadiness(ctx, config.Getenv(getenv))
+	after, err := loadReadiness(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,10 @@
-// Package config reads the agents' settings from the environment once,
-// validates all of them, and reports every bad variable in one error so an
-// operator fixes the Deployment in a single edit. It also holds what both
-// binaries do around those settings at start-up: the log stream, the
-// subcommands and the exit code.
+// Package config reads the settings both binaries share (Common) and holds
+// what each binary reads its own settings with (Load, ParseCommon and the
+// Problems helpers); those settings live in the binary. The environment is
+// read once, every value is validated, and every bad variable is reported
+// in one error so an operator fixes the Deployment in a single edit. It
+// also holds what both binaries do around their settings at start-up: the
+// log stream, the subcommands and the exit code.
 package config
 
 import (
@@ -11,7 +13,6 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -36,22 +37,12 @@ type Common struct {
 	LogLevel         slog.Level
 }
 
-// Observer is the observer binary's configuration.
-type Observer struct {
-	Common
-	FullInterval     time.Duration
-	Debounce         time.Duration
-	MinGap           time.Duration
-	ReportNamespaces bool
-	// ReadyAfterFailing is how long heartbeat delivery may fail before the
-	// readiness probe fails.
-	ReadyAfterFailing time.Duration
-}
-
 // The raw structs are all strings so that go-envconfig only looks values up
 // and applies defaults: it never parses, so it can neither stop at the first
 // bad value nor quote a value (the token) in its error. RawCommon is
-// exported for the actor's settings, which embed it the same way.
+// exported for each binary's raw settings, which hold it as a named field
+// Common, not an embedding: go-envconfig cannot set an embedded field of an
+// unexported type and would silently skip it.
 type RawCommon struct {
 	ClusterID   string `env:"CLUSTER_ID"`
 	APIURL      string `env:"KUBEHZ_API_URL"`
@@ -65,52 +56,6 @@ type RawCommon struct {
 	ActionsConfigMap string `env:"KUBEHZ_ACTIONS_CONFIGMAP, default=kubehz-actions"`
 	ActorLease       string `env:"KUBEHZ_ACTOR_LEASE, default=kubehz-actor"`
 	LogLevel         string `env:"KUBEHZ_LOG_LEVEL"`
-}
-
-// Common is a named field, not an embedding: go-envconfig cannot set an
-// embedded field of an unexported type and would silently skip it.
-type rawObserver struct {
-	Common           RawCommon
-	FullInterval     string `env:"KUBEHZ_FULL_INTERVAL, default=60s"`
-	Debounce         string `env:"KUBEHZ_DEBOUNCE, default=10s"`
-	MinGap           string `env:"KUBEHZ_MIN_GAP, default=15s"`
-	ReportNamespaces string `env:"KUBEHZ_REPORT_NAMESPACES"`
-	Readiness        rawReadiness
-}
-
-// rawReadiness is apart so the readiness probe, a short-lived process, reads
-// its one setting without the rest (the token among them). The default
-// rides out a platform deploy or a brief outage (the sender backs off up to
-// 5 minutes between tries) and still lets an alert on the pod's readiness
-// fire well within the hour.
-type rawReadiness struct {
-	ReadyAfterFailing string `env:"KUBEHZ_READY_AFTER_FAILING, default=5m"`
-}
-
-const readyAfterFailing = "KUBEHZ_READY_AFTER_FAILING"
-
-// LoadReadiness reads and validates KUBEHZ_READY_AFTER_FAILING alone, as
-// LoadObserver does, for the `observer ready` probe.
-func LoadReadiness(ctx context.Context, l envconfig.Lookuper) (time.Duration, error) {
-	return Load(ctx, l, func(raw rawReadiness, p *Problems) time.Duration {
-		return p.duration(readyAfterFailing, raw.ReadyAfterFailing)
-	})
-}
-
-// LoadObserver reads and validates the observer's settings from l (use
-// envconfig.OsLookuper in main, envconfig.MapLookuper in tests). A
-// validation failure is a *Error naming every bad variable.
-func LoadObserver(ctx context.Context, l envconfig.Lookuper) (Observer, error) {
-	return Load(ctx, l, func(raw rawObserver, p *Problems) Observer {
-		return Observer{
-			Common:            ParseCommon(raw.Common, p),
-			FullInterval:      p.duration("KUBEHZ_FULL_INTERVAL", raw.FullInterval),
-			Debounce:          p.duration("KUBEHZ_DEBOUNCE", raw.Debounce),
-			MinGap:            p.duration("KUBEHZ_MIN_GAP", raw.MinGap),
-			ReportNamespaces:  p.boolean("KUBEHZ_REPORT_NAMESPACES", raw.ReportNamespaces),
-			ReadyAfterFailing: p.duration(readyAfterFailing, raw.Readiness.ReadyAfterFailing),
-		}
-	})
 }
 
 // Load looks Raw's variables up in l and builds the settings with parse,
@@ -133,16 +78,16 @@ func Load[Raw, T any](ctx context.Context, l envconfig.Lookuper, parse func(Raw,
 // ParseCommon checks what both binaries read, noting each bad value in p.
 func ParseCommon(raw RawCommon, p *Problems) Common {
 	return Common{
-		ClusterID:        p.clusterID("CLUSTER_ID", raw.ClusterID),
-		APIURL:           p.apiURL("KUBEHZ_API_URL", raw.APIURL),
+		ClusterID:        p.ClusterID("CLUSTER_ID", raw.ClusterID),
+		APIURL:           p.APIURL("KUBEHZ_API_URL", raw.APIURL),
 		AgentToken:       p.token("KUBEHZ_AGENT_TOKEN", raw.AgentToken),
 		TokenFile:        p.tokenFile("KUBEHZ_AGENT_TOKEN_FILE", raw.TokenFile),
-		Namespace:        p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+		Namespace:        p.DNSLabel("KUBEHZ_NAMESPACE", raw.Namespace),
 		SecretName:       p.DNSSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
-		MDNamespace:      p.dnsLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
+		MDNamespace:      p.DNSLabel("KUBEHZ_MD_NAMESPACE", raw.MDNamespace),
 		ActionsConfigMap: p.DNSSubdomain("KUBEHZ_ACTIONS_CONFIGMAP", raw.ActionsConfigMap),
 		ActorLease:       p.DNSSubdomain("KUBEHZ_ACTOR_LEASE", raw.ActorLease),
-		LogLevel:         p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
+		LogLevel:         p.LogLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -30,8 +29,18 @@ func with(overrides map[string]string) map[string]string {
 	return env
 }
 
-func load(env map[string]string) (Observer, error) {
-	return LoadObserver(context.Background(), envconfig.MapLookuper(env))
+// rawCommonOnly is a binary's raw settings with nothing of its own: the
+// common part alone, held as each binary holds it.
+type rawCommonOnly struct {
+	Common RawCommon
+}
+
+// load reads the common settings as each binary's loader does, with Load
+// and ParseCommon.
+func load(env map[string]string) (Common, error) {
+	return Load(context.Background(), envconfig.MapLookuper(env), func(raw rawCommonOnly, p *Problems) Common {
+		return ParseCommon(raw.Common, p)
+	})
 }
 
 func mustURL(t *testing.T, s string) *url.URL {
@@ -43,55 +52,45 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return u
 }
 
-func defaults(t *testing.T) Observer {
-	return Observer{
-		Common: Common{
-			ClusterID:        "c1",
-			APIURL:           mustURL(t, "https://api.kubehz.dev"),
-			TokenFile:        "/var/run/secrets/kubehz/agent-token",
-			Namespace:        "kubehz-system",
-			SecretName:       "kubehz-agent",
-			MDNamespace:      "kube-system",
-			ActionsConfigMap: "kubehz-actions",
-			ActorLease:       "kubehz-actor",
-			LogLevel:         slog.LevelInfo,
-		},
-		FullInterval: 60 * time.Second,
-		Debounce:     10 * time.Second,
-		MinGap:       15 * time.Second,
-
-		ReadyAfterFailing: 5 * time.Minute,
+func defaults(t *testing.T) Common {
+	return Common{
+		ClusterID:        "c1",
+		APIURL:           mustURL(t, "https://api.kubehz.dev"),
+		TokenFile:        "/var/run/secrets/kubehz/agent-token",
+		Namespace:        "kubehz-system",
+		SecretName:       "kubehz-agent",
+		MDNamespace:      "kube-system",
+		ActionsConfigMap: "kubehz-actions",
+		ActorLease:       "kubehz-actor",
+		LogLevel:         slog.LevelInfo,
 	}
 }
 
-func TestLoadObserver_Settings(t *testing.T) {
+func TestParseCommon_Settings(t *testing.T) {
 	cases := []struct {
 		name  string
 		env   map[string]string
-		tweak func(o *Observer)
+		tweak func(c *Common)
 	}{
-		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*Observer) {}},
+		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*Common) {}},
 		{
 			name: "blank values count as unset",
 			env: with(map[string]string{
-				"KUBEHZ_AGENT_TOKEN": " ", "KUBEHZ_NAMESPACE": "", "KUBEHZ_FULL_INTERVAL": "  ",
-				"KUBEHZ_REPORT_NAMESPACES": "", "KUBEHZ_AGENT_TOKEN_FILE": "",
+				"KUBEHZ_AGENT_TOKEN": " ", "KUBEHZ_NAMESPACE": "", "KUBEHZ_AGENT_TOKEN_FILE": "",
 			}),
-			tweak: func(*Observer) {},
+			tweak: func(*Common) {},
 		},
 		{
 			name: "overrides",
 			env: with(map[string]string{
 				"CLUSTER_ID": "  K8S_lab.example-1.com\n", "KUBEHZ_AGENT_TOKEN": goodToken + "\n",
 				"KUBEHZ_AGENT_TOKEN_FILE": "/tok", "KUBEHZ_NAMESPACE": "agents", "KUBEHZ_SECRET_NAME": "id.v2",
-				"KUBEHZ_LOG_LEVEL": "DEBUG", "KUBEHZ_FULL_INTERVAL": "2m", "KUBEHZ_DEBOUNCE": "500ms",
-				"KUBEHZ_MIN_GAP": "1s", "KUBEHZ_REPORT_NAMESPACES": "true", "KUBEHZ_MD_NAMESPACE": "machines",
+				"KUBEHZ_LOG_LEVEL": "DEBUG", "KUBEHZ_MD_NAMESPACE": "machines",
 			}),
-			tweak: func(o *Observer) {
-				o.ClusterID, o.AgentToken, o.TokenFile = "K8S_lab.example-1.com", token.Token(goodToken), "/tok"
-				o.Namespace, o.SecretName, o.LogLevel = "agents", "id.v2", slog.LevelDebug
-				o.FullInterval, o.Debounce, o.MinGap = 2*time.Minute, 500*time.Millisecond, time.Second
-				o.ReportNamespaces, o.MDNamespace = true, "machines"
+			tweak: func(c *Common) {
+				c.ClusterID, c.AgentToken, c.TokenFile = "K8S_lab.example-1.com", token.Token(goodToken), "/tok"
+				c.Namespace, c.SecretName, c.LogLevel = "agents", "id.v2", slog.LevelDebug
+				c.MDNamespace = "machines"
 			},
 		},
 	}
@@ -110,19 +109,15 @@ func TestLoadObserver_Settings(t *testing.T) {
 	}
 }
 
-func TestLoadObserver_NamesEveryBadVariableAtOnce(t *testing.T) {
+func TestParseCommon_NamesEveryBadVariableAtOnce(t *testing.T) {
 	badToken := "khz_agt_" + strings.Repeat("E", 64)
 	env := map[string]string{
-		"CLUSTER_ID":               "a/b",
-		"KUBEHZ_API_URL":           "http://api.kubehz.dev",
-		"KUBEHZ_AGENT_TOKEN":       badToken,
-		"KUBEHZ_NAMESPACE":         "Kube-System",
-		"KUBEHZ_SECRET_NAME":       "Bad_Name",
-		"KUBEHZ_MD_NAMESPACE":      "kube_system",
-		"KUBEHZ_FULL_INTERVAL":     "abc",
-		"KUBEHZ_DEBOUNCE":          "-1s",
-		"KUBEHZ_MIN_GAP":           "0s",
-		"KUBEHZ_REPORT_NAMESPACES": "yes",
+		"CLUSTER_ID":          "a/b",
+		"KUBEHZ_API_URL":      "http://api.kubehz.dev",
+		"KUBEHZ_AGENT_TOKEN":  badToken,
+		"KUBEHZ_NAMESPACE":    "Kube-System",
+		"KUBEHZ_SECRET_NAME":  "Bad_Name",
+		"KUBEHZ_MD_NAMESPACE": "kube_system",
 	}
 	_, err := load(env)
 	var cerr *Error
@@ -135,7 +130,7 @@ func TestLoadObserver_NamesEveryBadVariableAtOnce(t *testing.T) {
 	}
 	want := []string{
 		"CLUSTER_ID", "KUBEHZ_API_URL", "KUBEHZ_AGENT_TOKEN", "KUBEHZ_NAMESPACE", "KUBEHZ_SECRET_NAME",
-		"KUBEHZ_MD_NAMESPACE", "KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_REPORT_NAMESPACES",
+		"KUBEHZ_MD_NAMESPACE",
 	}
 	if !reflect.DeepEqual(vars, want) {
 		t.Fatalf("named %v, want %v", vars, want)
@@ -149,7 +144,7 @@ func TestLoadObserver_NamesEveryBadVariableAtOnce(t *testing.T) {
 	}
 }
 
-func TestLoadObserver_MissingRequiredIsFatal(t *testing.T) {
+func TestParseCommon_MissingRequiredIsFatal(t *testing.T) {
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -177,7 +172,7 @@ func TestLoadObserver_MissingRequiredIsFatal(t *testing.T) {
 	}
 }
 
-func TestObserver_PrintableFormRedactsToken(t *testing.T) {
+func TestCommon_PrintableFormRedactsToken(t *testing.T) {
 	cases := []struct {
 		name string
 		tok  string
@@ -188,14 +183,14 @@ func TestObserver_PrintableFormRedactsToken(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := load(with(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
+			c, err := load(with(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var b strings.Builder
-			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", o)
-			printed := b.String() + fmtAll(o)
-			if !strings.Contains(b.String(), tc.want) || !strings.Contains(b.String(), `"minGap":"15s"`) {
+			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", c)
+			printed := b.String() + fmtAll(c)
+			if !strings.Contains(b.String(), tc.want) || !strings.Contains(b.String(), `"mdNamespace":"kube-system"`) {
 				t.Fatalf("log line lacks %s or the settings: %s", tc.want, b.String())
 			}
 			if strings.Contains(printed, goodToken) {
@@ -205,7 +200,7 @@ func TestObserver_PrintableFormRedactsToken(t *testing.T) {
 	}
 }
 
-func TestLoadObserver_MDNamespaceMustBeADNSLabel(t *testing.T) {
+func TestParseCommon_MDNamespaceMustBeADNSLabel(t *testing.T) {
 	for _, bad := range []string{"Kube-System", "kube_system", "-x", "a/b", strings.Repeat("a", 64)} {
 		t.Run(bad, func(t *testing.T) {
 			_, err := load(with(map[string]string{"KUBEHZ_MD_NAMESPACE": bad}))

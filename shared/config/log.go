@@ -78,25 +78,13 @@ func (p printableWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// LogValue prints the settings for the start-up log line. The token shows
-// only as redacted or <unset>, the URL only as scheme://host[:port]/path, and
-// every other value is masked in case a token was pasted into it.
-func (o Observer) LogValue() slog.Value {
-	return slog.GroupValue(append(o.Attrs(),
-		// Go duration text, not the JSON handler's nanosecond integers.
-		slog.String("fullInterval", o.FullInterval.String()),
-		slog.String("debounce", o.Debounce.String()),
-		slog.String("minGap", o.MinGap.String()),
-		slog.Bool("reportNamespaces", o.ReportNamespaces),
-		slog.String("readyAfterFailing", o.ReadyAfterFailing.String()),
-	)...)
-}
-
 // LogValue prints the shared settings; each binary's settings extend it.
 func (c Common) LogValue() slog.Value { return slog.GroupValue(c.Attrs()...) }
 
 // Attrs are the shared settings as LogValue prints them, for a binary's
-// own LogValue to extend.
+// own LogValue to extend. The token shows only as redacted or <unset>, the
+// URL only as scheme://host[:port]/path, and every other value is masked in
+// case a token was pasted into it.
 func (c Common) Attrs() []slog.Attr {
 	api := "<unset>"
 	if c.APIURL != nil {

@@ -22,7 +22,8 @@ var clusterIDPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[
 // token then never leaves the machine.
 var loopback = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 
-func (p *Problems) clusterID(name, v string) string {
+// ClusterID reads the cluster's ID, required and safe to splice into a URL path.
+func (p *Problems) ClusterID(name, v string) string {
 	switch {
 	case v == "":
 		p.Add(name, "is required")
@@ -37,7 +38,8 @@ func (p *Problems) clusterID(name, v string) string {
 	return ""
 }
 
-func (p *Problems) apiURL(name, v string) *url.URL {
+// APIURL reads the platform's required base URL, https unless loopback.
+func (p *Problems) APIURL(name, v string) *url.URL {
 	if v == "" {
 		p.Add(name, "is required")
 		return nil
@@ -110,7 +112,8 @@ func (p *Problems) tokenFile(name, v string) string {
 // looksLikeToken never quotes the value: it is the credential itself.
 const looksLikeToken = "looks like the agent token; put the token in its Secret or KUBEHZ_AGENT_TOKEN, never here"
 
-func (p *Problems) dnsLabel(name, v string) string {
+// DNSLabel reads the name of a namespace.
+func (p *Problems) DNSLabel(name, v string) string {
 	return p.dnsName(name, v, validation.IsDNS1123Label, "label: at most 63 lowercase letters, digits or '-'")
 }
 
@@ -129,7 +132,8 @@ func (p *Problems) dnsName(name, v string, invalid func(string) []string, what s
 	return v
 }
 
-func (p *Problems) duration(name, v string) time.Duration {
+// Duration reads a Go duration greater than zero, such as 30s or 2m.
+func (p *Problems) Duration(name, v string) time.Duration {
 	d, err := time.ParseDuration(v)
 	switch {
 	case err != nil:
@@ -142,8 +146,8 @@ func (p *Problems) duration(name, v string) time.Duration {
 	return 0
 }
 
-// boolean follows strconv.ParseBool; blank means false.
-func (p *Problems) boolean(name, v string) bool {
+// Boolean follows strconv.ParseBool; blank means false.
+func (p *Problems) Boolean(name, v string) bool {
 	if v == "" {
 		return false
 	}
@@ -154,10 +158,10 @@ func (p *Problems) boolean(name, v string) bool {
 	return b
 }
 
-// logLevel refuses what it does not know, as every other setting does: read
+// LogLevel refuses what it does not know, as every other setting does: read
 // as info, `verbose` would hide the debug lines the user asked for. Case is
 // ignored; blank means info.
-func (p *Problems) logLevel(name, v string) slog.Level {
+func (p *Problems) LogLevel(name, v string) slog.Level {
 	switch strings.ToLower(v) {
 	case "", "info":
 		return slog.LevelInfo

@@ -1,14 +1,10 @@
 package config
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/sethvargo/go-envconfig"
 
 	"kubehz.dev/agent/shared/testkit"
 )
@@ -16,12 +12,12 @@ import (
 // check is one case of runChecks: minimal() with one variable set.
 type check = testkit.Setting
 
-func runChecks(t *testing.T, envVar string, field func(Observer) any, cases []check) {
+func runChecks(t *testing.T, envVar string, field func(Common) any, cases []check) {
 	t.Helper()
-	testkit.Settings[Observer]{Base: minimal, Load: load, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
+	testkit.Settings[Common]{Base: minimal, Load: load, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
 }
 
-func TestLoadObserver_ClusterID(t *testing.T) {
+func TestParseCommon_ClusterID(t *testing.T) {
 	long := strings.Repeat("a", 253)
 	cases := []check{
 		{Name: "single char", Val: "a", Want: "a"},
@@ -33,11 +29,11 @@ func TestLoadObserver_ClusterID(t *testing.T) {
 	for _, v := range []string{"a/b", "a b", "a?b", "../up", "#frag", "-lead", "trail-", ".dot", "a%2Fb"} {
 		cases = append(cases, check{Name: "rejects " + v, Val: v, Bad: "letter or digit"})
 	}
-	runChecks(t, "CLUSTER_ID", func(o Observer) any { return o.ClusterID }, cases)
+	runChecks(t, "CLUSTER_ID", func(c Common) any { return c.ClusterID }, cases)
 }
 
-func TestLoadObserver_APIURL(t *testing.T) {
-	runChecks(t, "KUBEHZ_API_URL", func(o Observer) any { return o.APIURL }, []check{
+func TestParseCommon_APIURL(t *testing.T) {
+	runChecks(t, "KUBEHZ_API_URL", func(c Common) any { return c.APIURL }, []check{
 		{Name: "https", Val: "https://api.kubehz.dev", Want: "https://api.kubehz.dev"},
 		{Name: "trailing slash trimmed", Val: " https://api.kubehz.dev/ ", Want: "https://api.kubehz.dev"},
 		{Name: "path prefix kept", Val: "https://x.dev/kubehz///", Want: "https://x.dev/kubehz"},
@@ -55,9 +51,9 @@ func TestLoadObserver_APIURL(t *testing.T) {
 	})
 }
 
-func TestLoadObserver_Token(t *testing.T) {
+func TestParseCommon_Token(t *testing.T) {
 	hex64 := strings.Repeat("0123456789abcdef", 4)
-	runChecks(t, "KUBEHZ_AGENT_TOKEN", func(o Observer) any { return o.AgentToken.Reveal() }, []check{
+	runChecks(t, "KUBEHZ_AGENT_TOKEN", func(c Common) any { return c.AgentToken.Reveal() }, []check{
 		{Name: "from env", Val: goodToken, Want: goodToken},
 		{Name: "unset", Omitted: true, Want: ""},
 		{Name: "short", Val: "khz_agt_short", Bad: "malformed", Secret: true},
@@ -67,8 +63,8 @@ func TestLoadObserver_Token(t *testing.T) {
 	})
 }
 
-func TestLoadObserver_SecretLocation(t *testing.T) {
-	runChecks(t, "KUBEHZ_NAMESPACE", func(o Observer) any { return o.Namespace }, []check{
+func TestParseCommon_SecretLocation(t *testing.T) {
+	runChecks(t, "KUBEHZ_NAMESPACE", func(c Common) any { return c.Namespace }, []check{
 		{Name: "default", Omitted: true, Want: "kubehz-system"},
 		{Name: "override", Val: "ops-1", Want: "ops-1"},
 		{Name: "uppercase", Val: "Kube-System", Bad: "DNS-1123 label"},
@@ -78,7 +74,7 @@ func TestLoadObserver_SecretLocation(t *testing.T) {
 		{Name: "dot", Val: "a.b", Bad: "DNS-1123 label"},
 		{Name: "64 chars", Val: strings.Repeat("a", 64), Bad: "DNS-1123 label"},
 	})
-	runChecks(t, "KUBEHZ_SECRET_NAME", func(o Observer) any { return o.SecretName }, []check{
+	runChecks(t, "KUBEHZ_SECRET_NAME", func(c Common) any { return c.SecretName }, []check{
 		{Name: "default", Omitted: true, Want: "kubehz-agent"},
 		{Name: "dotted", Val: "agent.v2", Want: "agent.v2"},
 		{Name: "uppercase", Val: "Agent", Bad: "DNS-1123 subdomain"},
@@ -86,72 +82,10 @@ func TestLoadObserver_SecretLocation(t *testing.T) {
 	})
 }
 
-func TestLoadObserver_Durations(t *testing.T) {
-	for _, v := range []string{"KUBEHZ_FULL_INTERVAL", "KUBEHZ_DEBOUNCE", "KUBEHZ_MIN_GAP", "KUBEHZ_READY_AFTER_FAILING"} {
-		t.Run(v, func(t *testing.T) {
-			runChecks(t, v, func(o Observer) any {
-				return map[string]time.Duration{
-					"KUBEHZ_FULL_INTERVAL": o.FullInterval, "KUBEHZ_DEBOUNCE": o.Debounce, "KUBEHZ_MIN_GAP": o.MinGap,
-					"KUBEHZ_READY_AFTER_FAILING": o.ReadyAfterFailing,
-				}[v]
-			}, []check{
-				{Name: "override", Val: "90s", Want: 90 * time.Second},
-				{Name: "smallest", Val: "1ns", Want: time.Nanosecond},
-				{Name: "zero", Val: "0s", Bad: "greater than 0"},
-				{Name: "negative", Val: "-5s", Bad: "greater than 0"},
-				{Name: "no unit", Val: "60", Bad: "Go duration"},
-				{Name: "garbage", Val: "abc", Bad: "Go duration"},
-			})
-		})
-	}
-}
-
-func TestLoadReadiness_ReadsTheThresholdAloneAndAgreesWithLoadObserver(t *testing.T) {
-	cases := []struct {
-		name string
-		env  map[string]string
-		want time.Duration
-		bad  bool
-	}{
-		{name: "default without any other setting", env: map[string]string{}, want: 5 * time.Minute},
-		{name: "override", env: map[string]string{"KUBEHZ_READY_AFTER_FAILING": "90s"}, want: 90 * time.Second},
-		{name: "zero", env: map[string]string{"KUBEHZ_READY_AFTER_FAILING": "0s"}, bad: true},
-		{name: "no unit", env: map[string]string{"KUBEHZ_READY_AFTER_FAILING": "300"}, bad: true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := LoadReadiness(context.Background(), envconfig.MapLookuper(tc.env))
-			if tc.bad {
-				if err == nil || !strings.Contains(err.Error(), "KUBEHZ_READY_AFTER_FAILING") {
-					t.Fatalf("err = %v, want one naming KUBEHZ_READY_AFTER_FAILING", err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("LoadReadiness = %s, %v; want %s", got, err, tc.want)
-			}
-		})
-	}
-}
-
-func TestLoadObserver_ReportNamespaces(t *testing.T) {
-	cases := []check{{Name: "unset", Omitted: true, Want: false}}
-	for _, v := range []string{"1", "t", "T", "TRUE", "true", "True"} {
-		cases = append(cases, check{Name: v, Val: v, Want: true})
-	}
-	for _, v := range []string{"0", "f", "F", "FALSE", "false", "False"} {
-		cases = append(cases, check{Name: v, Val: v, Want: false})
-	}
-	for _, v := range []string{"yes", "on", "2"} {
-		cases = append(cases, check{Name: v, Val: v, Bad: "boolean"})
-	}
-	runChecks(t, "KUBEHZ_REPORT_NAMESPACES", func(o Observer) any { return o.ReportNamespaces }, cases)
-}
-
 // A level the agent does not know is refused like every other bad setting
 // (exit 2, naming the allowed values): read as info, `verbose` or `trace`
 // would hide the very lines the user asked for.
-func TestLoadObserver_LogLevelRefusesAnUnknownLevel(t *testing.T) {
+func TestParseCommon_LogLevelRefusesAnUnknownLevel(t *testing.T) {
 	cases := []check{{Name: "unset", Omitted: true, Want: slog.LevelInfo}, {Name: "blank", Val: "  ", Want: slog.LevelInfo}}
 	for v, want := range map[string]slog.Level{
 		"debug": slog.LevelDebug, "DEBUG": slog.LevelDebug, "Debug": slog.LevelDebug, "warn": slog.LevelWarn,
@@ -163,10 +97,10 @@ func TestLoadObserver_LogLevelRefusesAnUnknownLevel(t *testing.T) {
 	for _, v := range []string{"verbose", "trace", "warning", "0", "-4", "info+"} {
 		cases = append(cases, check{Name: v, Val: v, Bad: `"` + v + `" is not a log level (use debug, info, warn or error)`})
 	}
-	runChecks(t, "KUBEHZ_LOG_LEVEL", func(o Observer) any { return o.LogLevel }, cases)
+	runChecks(t, "KUBEHZ_LOG_LEVEL", func(c Common) any { return c.LogLevel }, cases)
 }
 
-// fmtAll prints o every way a careless log line might.
-func fmtAll(o Observer) string {
-	return fmt.Sprintf("%v %+v %#v %s", o, o, o, o.AgentToken)
+// fmtAll prints c every way a careless log line might.
+func fmtAll(c Common) string {
+	return fmt.Sprintf("%v %+v %#v %s", c, c, c, c.AgentToken)
 }

@@ -10,7 +10,7 @@ import (
 // pastedHex is the secret part of goodToken: what must never be printed.
 var pastedHex = strings.TrimPrefix(goodToken, "khz_agt_")
 
-func TestLoadObserver_TokenPastedAnywhereIsNeverEchoed(t *testing.T) {
+func TestParseCommon_TokenPastedAnywhereIsNeverEchoed(t *testing.T) {
 	cases := []struct {
 		name    string
 		envVar  string
@@ -35,21 +35,17 @@ func TestLoadObserver_TokenPastedAnywhereIsNeverEchoed(t *testing.T) {
 		{name: "namespace", envVar: "KUBEHZ_NAMESPACE", val: goodToken, refused: true},
 		{name: "secret name", envVar: "KUBEHZ_SECRET_NAME", val: goodToken, refused: true},
 		{name: "md namespace", envVar: "KUBEHZ_MD_NAMESPACE", val: goodToken, refused: true},
-		{name: "full interval", envVar: "KUBEHZ_FULL_INTERVAL", val: goodToken, refused: true},
-		{name: "debounce", envVar: "KUBEHZ_DEBOUNCE", val: goodToken, refused: true},
-		{name: "min gap", envVar: "KUBEHZ_MIN_GAP", val: goodToken, refused: true},
-		{name: "report namespaces", envVar: "KUBEHZ_REPORT_NAMESPACES", val: goodToken, refused: true},
 		{name: "log level", envVar: "KUBEHZ_LOG_LEVEL", val: goodToken, refused: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := load(with(map[string]string{tc.envVar: tc.val}))
+			c, err := load(with(map[string]string{tc.envVar: tc.val}))
 			if !tc.refused {
 				if err != nil {
 					t.Fatalf("load: %v", err)
 				}
 				var b strings.Builder
-				slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", o)
+				slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", c)
 				if strings.Contains(b.String(), pastedHex) {
 					t.Fatalf("log line shows the token: %s", b.String())
 				}
@@ -69,7 +65,7 @@ func TestLoadObserver_TokenPastedAnywhereIsNeverEchoed(t *testing.T) {
 	}
 }
 
-func TestLoadObserver_APIURLPrintedAsSchemeHostPortPathOnly(t *testing.T) {
+func TestParseCommon_APIURLPrintedAsSchemeHostPortPathOnly(t *testing.T) {
 	cases := []struct {
 		name   string
 		val    string
@@ -106,12 +102,12 @@ func TestLoadObserver_APIURLPrintedAsSchemeHostPortPathOnly(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := load(with(map[string]string{"KUBEHZ_API_URL": tc.val}))
+			c, err := load(with(map[string]string{"KUBEHZ_API_URL": tc.val}))
 			if tc.reason == "" {
 				if err != nil {
 					t.Fatalf("load: %v", err)
 				}
-				if got := o.LogValue().Group()[1]; got.Key != "apiURL" || got.Value.String() != tc.logged {
+				if got := c.LogValue().Group()[1]; got.Key != "apiURL" || got.Value.String() != tc.logged {
 					t.Fatalf("logged %v, want apiURL=%s", got, tc.logged)
 				}
 				return

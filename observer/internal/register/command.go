@@ -17,7 +17,7 @@ import (
 // a *config.Error, exit 2, before anything is written or sent), connects,
 // and runs the registration once.
 func Command(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := config.LoadRegister(ctx, config.Getenv(getenv))
+	cfg, err := LoadSettings(ctx, config.Getenv(getenv))
 	if err != nil {
 		return err
 	}

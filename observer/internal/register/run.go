@@ -41,7 +41,7 @@ type Deps struct {
 // Secret is stored before any hash leaves the cluster, so the platform never
 // holds a hash whose token is lost, and a re-run finds the Secret and
 // announces the same hashes again, which the platform accepts as a no-op.
-func Run(ctx context.Context, cfg config.Register, d Deps, stdout io.Writer) error {
+func Run(ctx context.Context, cfg Settings, d Deps, stdout io.Writer) error {
 	bind, err := ReadBind(cfg.BindFile)
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func Run(ctx context.Context, cfg config.Register, d Deps, stdout io.Writer) err
 
 // ensureIdentity returns the identity in the Secret, creating the Secret
 // first when there is none. It never updates an existing one.
-func ensureIdentity(ctx context.Context, secrets Secrets, cfg config.Register, random io.Reader, log *slog.Logger) (Identity, error) {
+func ensureIdentity(ctx context.Context, secrets Secrets, cfg Settings, random io.Reader, log *slog.Logger) (Identity, error) {
 	ref := cfg.Namespace + "/" + cfg.SecretName
 	s, err := get(ctx, secrets, cfg.SecretName)
 	if err == nil {

@@ -24,8 +24,8 @@ import (
 	"kubehz.dev/agent/shared/token"
 )
 
-func testConfig() config.Register {
-	return config.Register{ClusterID: "demo.example.net", Namespace: "kubehz-system", SecretName: "kubehz-agent"}
+func testConfig() Settings {
+	return Settings{ClusterID: "demo.example.net", Namespace: "kubehz-system", SecretName: "kubehz-agent"}
 }
 
 // runOnce runs Run with fixed randomness and a clock that records waits.
@@ -34,7 +34,7 @@ func runOnce(t *testing.T, secrets *fakeSecrets, a *fakeAnnouncer) (string, []ti
 	return runWith(t, testConfig(), secrets, a)
 }
 
-func runWith(t *testing.T, cfg config.Register, secrets *fakeSecrets, a *fakeAnnouncer) (string, []time.Duration, error) {
+func runWith(t *testing.T, cfg Settings, secrets *fakeSecrets, a *fakeAnnouncer) (string, []time.Duration, error) {
 	t.Helper()
 	var out bytes.Buffer
 	var waits []time.Duration

@@ -1,4 +1,4 @@
-package config
+package register
 
 import (
 	"context"
@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/config"
 )
 
-// Register is the configuration of `observer register`, the one-shot
+// Settings is the configuration of `observer register`, the one-shot
 // identity bootstrap. It has no token settings: the command makes the token.
-type Register struct {
+type Settings struct {
 	ClusterID  string
 	APIURL     *url.URL // no trailing slash; a path prefix is kept
 	Namespace  string   // of the identity Secret and the bind Secret
@@ -23,7 +25,7 @@ type Register struct {
 	LogLevel slog.Level
 }
 
-type rawRegister struct {
+type rawSettings struct {
 	ClusterID  string `env:"CLUSTER_ID"`
 	APIURL     string `env:"KUBEHZ_API_URL"`
 	Namespace  string `env:"KUBEHZ_NAMESPACE, default=kubehz-system"`
@@ -35,7 +37,7 @@ type rawRegister struct {
 // bindFile refuses anything but an absolute path, without quoting it: the
 // setting's name invites pasting the bind secret itself, which would
 // otherwise be opened as a path and, failing, printed in the error.
-func (p *Problems) bindFile(name, v string) string {
+func bindFile(p *config.Problems, name, v string) string {
 	if v != "" && !filepath.IsAbs(v) {
 		p.Add(name, "must be the absolute path of the mounted bind secret file; the bind secret itself belongs in Secret kubehz-agent-bind, never here")
 		return ""
@@ -43,17 +45,17 @@ func (p *Problems) bindFile(name, v string) string {
 	return v
 }
 
-// LoadRegister reads and validates the register command's settings with the
-// same rules as the observer's; a failure is a *Error (exit 2).
-func LoadRegister(ctx context.Context, l envconfig.Lookuper) (Register, error) {
-	return Load(ctx, l, func(raw rawRegister, p *Problems) Register {
-		return Register{
-			ClusterID:  p.clusterID("CLUSTER_ID", raw.ClusterID),
-			APIURL:     p.apiURL("KUBEHZ_API_URL", raw.APIURL),
-			Namespace:  p.dnsLabel("KUBEHZ_NAMESPACE", raw.Namespace),
+// LoadSettings reads and validates the register command's settings with the
+// same rules as the observer's; a failure is a *config.Error (exit 2).
+func LoadSettings(ctx context.Context, l envconfig.Lookuper) (Settings, error) {
+	return config.Load(ctx, l, func(raw rawSettings, p *config.Problems) Settings {
+		return Settings{
+			ClusterID:  p.ClusterID("CLUSTER_ID", raw.ClusterID),
+			APIURL:     p.APIURL("KUBEHZ_API_URL", raw.APIURL),
+			Namespace:  p.DNSLabel("KUBEHZ_NAMESPACE", raw.Namespace),
 			SecretName: p.DNSSubdomain("KUBEHZ_SECRET_NAME", raw.SecretName),
-			BindFile:   p.bindFile("KUBEHZ_BIND_SECRET_FILE", raw.BindFile),
-			LogLevel:   p.logLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
+			BindFile:   bindFile(p, "KUBEHZ_BIND_SECRET_FILE", raw.BindFile),
+			LogLevel:   p.LogLevel("KUBEHZ_LOG_LEVEL", raw.LogLevel),
 		}
 	})
 }

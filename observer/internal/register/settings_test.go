@@ -1,24 +1,35 @@
-package config
+package register
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"kubehz.dev/agent/shared/config"
 )
 
-func TestLoadRegister_DefaultsNameTheSecretTheObserverReads(t *testing.T) {
-	got, err := LoadRegister(context.Background(), envconfig.MapLookuper(minimal()))
+func loadSettings(env map[string]string) (Settings, error) {
+	return LoadSettings(context.Background(), envconfig.MapLookuper(env))
+}
+
+func TestLoadSettings_DefaultsNameTheSecretTheObserverReads(t *testing.T) {
+	got, err := loadSettings(map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://api.kubehz.dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Register{
+	api, err := url.Parse("https://api.kubehz.dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{
 		ClusterID:  "c1",
-		APIURL:     mustURL(t, "https://api.kubehz.dev"),
+		APIURL:     api,
 		Namespace:  "kubehz-system",
 		SecretName: "kubehz-agent",
 		// Where deploy/register's Job mounts the optional bind Secret.
@@ -30,17 +41,17 @@ func TestLoadRegister_DefaultsNameTheSecretTheObserverReads(t *testing.T) {
 	}
 }
 
-func TestLoadRegister_ReportsEveryBadVariableAsConfigError(t *testing.T) {
-	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(map[string]string{
+func TestLoadSettings_ReportsEveryBadVariableAsConfigError(t *testing.T) {
+	_, err := loadSettings(map[string]string{
 		"CLUSTER_ID":         "a/b",
 		"KUBEHZ_API_URL":     "http://platform.example.net",
 		"KUBEHZ_NAMESPACE":   "Kube_System",
 		"KUBEHZ_SECRET_NAME": "-bad",
 		"KUBEHZ_LOG_LEVEL":   "verbose",
-	}))
-	var cfgErr *Error
+	})
+	var cfgErr *config.Error
 	if !errors.As(err, &cfgErr) {
-		t.Fatalf("want *Error, got %v", err)
+		t.Fatalf("want *config.Error, got %v", err)
 	}
 	var vars []string
 	for _, p := range cfgErr.Problems {
@@ -50,31 +61,31 @@ func TestLoadRegister_ReportsEveryBadVariableAsConfigError(t *testing.T) {
 	if !reflect.DeepEqual(vars, want) {
 		t.Errorf("problems name %v, want %v", vars, want)
 	}
-	if ExitCode(err) != 2 {
-		t.Errorf("exit code %d, want 2", ExitCode(err))
+	if config.ExitCode(err) != 2 {
+		t.Errorf("exit code %d, want 2", config.ExitCode(err))
 	}
 }
 
 // The bind secret pasted into KUBEHZ_BIND_SECRET_FILE is refused, never
 // quoted; an absolute path is taken.
-func TestLoadRegister_RefusesABindSecretPastedInPlaceOfItsFile(t *testing.T) {
+func TestLoadSettings_RefusesABindSecretPastedInPlaceOfItsFile(t *testing.T) {
 	const pasted = "b1nd-s3cr3t-value"
 	env := map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://platform.example.net", "KUBEHZ_BIND_SECRET_FILE": pasted}
-	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(env))
-	if ExitCode(err) != 2 || !strings.Contains(err.Error(), "KUBEHZ_BIND_SECRET_FILE: must be the absolute path") {
+	_, err := loadSettings(env)
+	if config.ExitCode(err) != 2 || !strings.Contains(err.Error(), "KUBEHZ_BIND_SECRET_FILE: must be the absolute path") {
 		t.Fatalf("got %v, want a config error naming KUBEHZ_BIND_SECRET_FILE", err)
 	}
 	if strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("the error quotes the value: %v", err)
 	}
 	env["KUBEHZ_BIND_SECRET_FILE"] = "/etc/kubehz/bind"
-	if c, err := LoadRegister(context.Background(), envconfig.MapLookuper(env)); err != nil || c.BindFile != "/etc/kubehz/bind" {
+	if c, err := loadSettings(env); err != nil || c.BindFile != "/etc/kubehz/bind" {
 		t.Errorf("an absolute path: got %q, %v", c.BindFile, err)
 	}
 }
 
-func TestLoadRegister_RequiresClusterAndURL(t *testing.T) {
-	_, err := LoadRegister(context.Background(), envconfig.MapLookuper(map[string]string{}))
+func TestLoadSettings_RequiresClusterAndURL(t *testing.T) {
+	_, err := loadSettings(map[string]string{})
 	if err == nil || !strings.Contains(err.Error(), "CLUSTER_ID: is required") ||
 		!strings.Contains(err.Error(), "KUBEHZ_API_URL: is required") {
 		t.Errorf("got %v", err)
