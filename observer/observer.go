@@ -8,8 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
 	"kubehz.dev/agent/observer/internal/actions"
@@ -21,10 +19,10 @@ import (
 	"kubehz.dev/agent/observer/internal/owner"
 	"kubehz.dev/agent/observer/internal/state"
 	"kubehz.dev/agent/shared/buildinfo"
+	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/kubeapi"
 	"kubehz.dev/agent/shared/liveness"
 	"kubehz.dev/agent/shared/memlimit"
-	"kubehz.dev/agent/shared/platform"
 )
 
 // observer is every part of the running observer. Each source of beat
@@ -51,8 +49,8 @@ type observer struct {
 // one of them delays the first beat, it does not stop it.
 const firstReadsLimit = 10 * time.Second
 
-func newObserver(cfg settings, log *slog.Logger, api *kubeapi.Client, dyn dynamic.Interface,
-	restCfg *rest.Config, plat *platform.Client, livenessFile string, statusFile *stateFile) *observer {
+func newObserver(cfg settings, log *slog.Logger, c connect.Clients, livenessFile string, statusFile *stateFile) *observer {
+	api, dyn, restCfg := c.API, c.Dynamic, c.Rest
 	clk := clock.RealClock{}
 	o := &observer{cfg: cfg, log: log}
 	o.alive = &aliveFile{beacon: liveness.NewBeacon(livenessFile, liveness.Options{Log: log}), interval: cfg.FullInterval}
@@ -72,12 +70,10 @@ func newObserver(cfg settings, log *slog.Logger, api *kubeapi.Client, dyn dynami
 	// The verdict write-back runs on the sender's verdict goroutine, never on
 	// its send path (docs/contract.md#g-16); it gets its own deadline inside
 	// Apply, and a shutdown cuts it short.
-	o.sender = beat.NewSender(plat, clk, beat.SenderOptions{Log: log,
+	o.sender = beat.NewSender(c.Platform, clk, beat.SenderOptions{Log: log,
 		OnVerdict: o.inventory.Apply,
 		OnOutcome: statusFile.delivered})
-	statusFile.beating = o.marker.Beating
-	statusFile.sizes = o.sizes
-	statusFile.actor = o.actorLease
+	statusFile.attach(o.marker.Beating, o.sizes, o.actorLease)
 	o.loop = &beat.Loop{
 		Cadence: beat.Cadence{Full: cfg.FullInterval, Debounce: cfg.Debounce, MinGap: cfg.MinGap},
 		Clock:   clk,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"kubehz.dev/agent/shared/connect"
 	"kubehz.dev/agent/shared/kubeapi"
 )
 
@@ -30,7 +31,7 @@ func TestNewObserver_FirstReadsAreTheReportsMachinesAndInventory(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dir := t.TempDir()
 	cfg := settings{FullInterval: time.Minute, Debounce: 10 * time.Second, MinGap: 15 * time.Second}
-	o := newObserver(cfg, log, api, dyn, restCfg, nil, filepath.Join(dir, "alive"),
+	o := newObserver(cfg, log, connect.Clients{Rest: restCfg, API: api, Dynamic: dyn}, filepath.Join(dir, "alive"),
 		newStateFile(filepath.Join(dir, "state"), time.Now(), "test", time.Minute, log))
 
 	if o.loop.FirstReadsLimit != 10*time.Second {

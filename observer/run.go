@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return err
 	}
-	obs := newObserver(cfg, log, c.API, c.Dynamic, c.Rest, c.Platform, livenessPath(getenv), statusFile)
+	obs := newObserver(cfg, log, c, livenessPath(getenv), statusFile)
 	err = obs.run(ctx)
 	log.Info("Observer stopped")
 	return err

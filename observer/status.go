@@ -25,8 +25,8 @@ type stateFile struct {
 	every time.Duration
 	log   *slog.Logger
 
-	// The observer's parts, attached before anything calls turned or
-	// delivered; nil until then (a state written at start has none).
+	// The observer's parts (attach); nil until then, so a state written
+	// before the clients exist has none.
 	beating func() bool
 	sizes   func() state.Caches
 	actor   func(now time.Time) state.ActorLease
@@ -44,6 +44,16 @@ func newStateFile(path string, started time.Time, version string, every time.Dur
 	f.write(started)
 	f.mu.Unlock()
 	return f
+}
+
+// attach gives the file the observer's parts to read. The file exists
+// before them, so that a token that cannot be read shows in `observer
+// status`; attach is called once, while the observer is built and before
+// anything calls turned or delivered.
+func (f *stateFile) attach(beating func() bool, sizes func() state.Caches, actor func(now time.Time) state.ActorLease) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.beating, f.sizes, f.actor = beating, sizes, actor
 }
 
 // delivered records how a delivery attempt ended.

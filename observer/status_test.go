@@ -29,9 +29,8 @@ type stateHarness struct {
 func newStateHarness(t *testing.T) *stateHarness {
 	h := &stateHarness{beating: true}
 	h.f = newStateFile(filepath.Join(t.TempDir(), status.FileName), t0, "v1.2.3", time.Minute, slog.New(slog.DiscardHandler))
-	h.f.beating = func() bool { return h.beating }
-	h.f.sizes = func() state.Caches { return state.Caches{Nodes: h.nodes} }
-	h.f.actor = func(time.Time) state.ActorLease { return h.lease }
+	h.f.attach(func() bool { return h.beating }, func() state.Caches { return state.Caches{Nodes: h.nodes} },
+		func(time.Time) state.ActorLease { return h.lease })
 	return h
 }
 
@@ -98,7 +97,7 @@ func TestStateFile_LoopTurnsWriteOnlyOnAChangeOrOncePerInterval(t *testing.T) {
 func TestStateFile_CountsTheCachesOnlyWhenItWrites(t *testing.T) {
 	h := newStateHarness(t)
 	counted := 0
-	h.f.sizes = func() state.Caches { counted++; return state.Caches{Nodes: 3} }
+	h.f.attach(h.f.beating, func() state.Caches { counted++; return state.Caches{Nodes: 3} }, h.f.actor)
 	for i := range 50 {
 		h.f.turned(t0.Add(time.Duration(i) * time.Second))
 	}
