@@ -36,7 +36,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	// The identity in the User-Agent tells the two replicas apart in the
 	// apiserver's audit log, where both act as the same ServiceAccount.
-	c, err := connect.Open(ctx, cfg.Common, getenv, "actor/"+identity, lead.DeadlineTransport, log)
+	c, err := connect.Open(ctx, cfg.Common, getenv,
+		connect.Options{KubeAgent: "actor/" + identity, Wrap: lead.DeadlineTransport, Log: log})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while the token Secret was being read

@@ -28,7 +28,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// `observer status` and, after the threshold, in readiness.
 	statusFile := newStateFile(status.PathNextTo(livenessPath(getenv)), started, buildinfo.Version, cfg.FullInterval, log)
 
-	c, err := connect.Open(ctx, cfg.Common, getenv, "", nil, log)
+	c, err := connect.Open(ctx, cfg.Common, getenv, connect.Options{Log: log})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while the token Secret was being read

@@ -29,23 +29,34 @@ type Clients struct {
 	Platform *platform.Client
 }
 
-// Open builds the clients. kubeAgent, when set, is appended to the
-// Kubernetes User-Agent (the actor names its replica there). wrap, when set,
-// wraps the Kubernetes transport closest to the wire (the actor refuses to
-// send a request past its deadline there). A malformed
-// token is a *config.Error (exit 2). When ctx ends while the token Secret is
-// being read, Open returns ctx's error and the caller stops cleanly.
-func Open(ctx context.Context, c config.Common, getenv func(string) string, kubeAgent string,
-	wrap func(http.RoundTripper) http.RoundTripper, log *slog.Logger) (Clients, error) {
+// Options are what Open can do without.
+type Options struct {
+	// KubeAgent, when set, is appended to the Kubernetes User-Agent (the
+	// actor names its replica there).
+	KubeAgent string
+	// Wrap, when set, wraps the Kubernetes transport closest to the wire
+	// (the actor refuses to send a request past its deadline there).
+	Wrap func(http.RoundTripper) http.RoundTripper
+	Log  *slog.Logger // nil discards
+}
+
+// Open builds the clients. A malformed token is a *config.Error (exit 2).
+// When ctx ends while the token Secret is being read, Open returns ctx's
+// error and the caller stops cleanly.
+func Open(ctx context.Context, c config.Common, getenv func(string) string, opts Options) (Clients, error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	restCfg, err := kubeconfig.Load(getenv)
 	if err != nil {
 		return Clients{}, err
 	}
-	if wrap != nil {
-		restCfg.Wrap(wrap)
+	if opts.Wrap != nil {
+		restCfg.Wrap(opts.Wrap)
 	}
-	if kubeAgent != "" {
-		restCfg.UserAgent += " " + kubeAgent
+	if opts.KubeAgent != "" {
+		restCfg.UserAgent += " " + opts.KubeAgent
 	}
 	api, err := kubeapi.New(restCfg)
 	if err != nil {
@@ -63,10 +74,8 @@ func Open(ctx context.Context, c config.Common, getenv func(string) string, kube
 	if err := ctx.Err(); err != nil {
 		return Clients{}, err
 	}
-	plat, err := platform.New(platform.Options{
-		BaseURL: c.APIURL, ClusterID: c.ClusterID, Credentials: tokens,
-		UserAgent: buildinfo.UserAgent(), Logger: log,
-	})
+	plat, err := platform.New(c.APIURL, c.ClusterID, tokens,
+		platform.Options{UserAgent: buildinfo.UserAgent(), Logger: log})
 	if err != nil {
 		return Clients{}, err
 	}

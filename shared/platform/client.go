@@ -27,13 +27,9 @@ type Credentials interface {
 	Invalidate()
 }
 
-// Options configures New. BaseURL, ClusterID and Credentials are required.
+// Options are what a Client or a Registrar can do without; the two take
+// the same.
 type Options struct {
-	// BaseURL is the platform root; a path prefix is kept, trailing slashes
-	// are not. Only https, or http to a loopback host, is accepted.
-	BaseURL     *url.URL
-	ClusterID   string
-	Credentials Credentials
 	// UserAgent defaults to "kubehz-agent/dev", the unstamped build's name.
 	UserAgent string
 	// Timeout per request; zero or less means DefaultTimeout.
@@ -62,35 +58,39 @@ type Client struct {
 	log          *slog.Logger
 }
 
-// New checks the options and builds a client. It makes no request.
-func New(opts Options) (*Client, error) {
-	if err := checkBaseURL(opts.BaseURL); err != nil {
+// New checks its arguments and builds a client for clusterID's two
+// endpoints under base, the platform root: a path prefix is kept, trailing
+// slashes are not, and only https, or http to a loopback host, is accepted.
+// It makes no request.
+func New(base *url.URL, clusterID string, creds Credentials, opts Options) (*Client, error) {
+	if err := checkBaseURL(base); err != nil {
 		return nil, err
 	}
-	if opts.ClusterID == "" || opts.ClusterID == "." || opts.ClusterID == ".." {
+	if clusterID == "" || clusterID == "." || clusterID == ".." {
 		// "." and ".." survive path escaping and would be folded away by
 		// any proxy that cleans paths, landing on another endpoint.
-		return nil, fmt.Errorf("platform client: cluster id %q is not a usable path segment", opts.ClusterID)
+		return nil, fmt.Errorf("platform client: cluster id %q is not a usable path segment", clusterID)
 	}
-	if opts.Credentials == nil {
+	if creds == nil {
 		return nil, errors.New("platform client: no credentials")
 	}
-	c, err := build(opts)
+	c, err := build(creds, opts)
 	if err != nil {
 		return nil, err
 	}
-	c.heartbeatURL = endpoint(opts.BaseURL, opts.ClusterID, "heartbeat")
-	c.desiredURL = endpoint(opts.BaseURL, opts.ClusterID, "desired")
+	c.heartbeatURL = endpoint(base, clusterID, "heartbeat")
+	c.desiredURL = endpoint(base, clusterID, "desired")
 	return c, nil
 }
 
-// build makes the HTTP side of a client from checked options.
-func build(opts Options) (*Client, error) {
+// build makes the HTTP side of a client from checked arguments; creds is
+// nil for a Registrar.
+func build(creds Credentials, opts Options) (*Client, error) {
 	if opts.Transport != nil && opts.TLSConfig != nil {
 		return nil, errors.New("platform client: set Transport or TLSConfig, not both")
 	}
 	c := &Client{
-		creds:     opts.Credentials,
+		creds:     creds,
 		userAgent: opts.UserAgent,
 		now:       opts.Now,
 		log:       opts.Logger,

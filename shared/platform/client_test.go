@@ -40,7 +40,7 @@ func TestNew_RefusesUnsafeOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := New(Options{BaseURL: mustParse(t, tt.base), ClusterID: tt.id, Credentials: tt.creds})
+			c, err := New(mustParse(t, tt.base), tt.id, tt.creds, Options{})
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("New: %v", err)
@@ -56,7 +56,7 @@ func TestNew_RefusesUnsafeOptions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Options{ClusterID: "c1", Credentials: creds}); err == nil {
+	if _, err := New(nil, "c1", creds, Options{}); err == nil {
 		t.Error("New accepted a nil base URL")
 	}
 }
@@ -82,9 +82,9 @@ func TestEndpoints_KeepPrefixTrimSlashesAndEscapeID(t *testing.T) {
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 				seen = append(seen, r.Method+" "+r.RequestURI)
 			})
-			c, _ := newTestClient(t, srv, func(o *Options) {
-				o.BaseURL = mustParse(t, srv.URL+tt.prefix)
-				o.ClusterID = tt.id
+			c, _ := newTestClient(t, srv, func(o *clientArgs) {
+				o.base = mustParse(t, srv.URL+tt.prefix)
+				o.clusterID = tt.id
 			})
 			if _, err := c.PostHeartbeat(t.Context(), []byte(`{}`)); err != nil {
 				t.Fatalf("PostHeartbeat: %v", err)
@@ -101,12 +101,8 @@ func TestEndpoints_KeepPrefixTrimSlashesAndEscapeID(t *testing.T) {
 }
 
 func TestTransport_HasTLSFloorAndBoundsAndHonoursProxy(t *testing.T) {
-	c, err := New(Options{
-		BaseURL:     mustParse(t, "https://api.kubehz.dev"),
-		ClusterID:   "c1",
-		Credentials: &fakeCredentials{tok: secret},
-		TLSConfig:   &tls.Config{MinVersion: tls.VersionTLS10},
-	})
+	c, err := New(mustParse(t, "https://api.kubehz.dev"), "c1", &fakeCredentials{tok: secret},
+		Options{TLSConfig: &tls.Config{MinVersion: tls.VersionTLS10}})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -162,7 +158,7 @@ func TestTLS_RefusesServerBelowTLS12(t *testing.T) {
 				hits.Store(0)
 			}
 
-			c, _ := newTestClient(t, srv, func(o *Options) {
+			c, _ := newTestClient(t, srv, func(o *clientArgs) {
 				o.TLSConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS10}
 			})
 			_, err := c.PostHeartbeat(t.Context(), []byte(`{}`))

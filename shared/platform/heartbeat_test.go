@@ -104,7 +104,7 @@ func TestPostHeartbeat_RetryAfterOnlyOn429And503(t *testing.T) {
 				w.Header().Set("Retry-After", tt.header)
 				w.WriteHeader(tt.code)
 			})
-			c, _ := newTestClient(t, srv, func(o *Options) { o.Now = func() time.Time { return now } })
+			c, _ := newTestClient(t, srv, func(o *clientArgs) { o.Now = func() time.Time { return now } })
 			_, err := c.PostHeartbeat(t.Context(), nil)
 			var se *StatusError
 			if !errors.As(err, &se) || se.Code != tt.code || se.RetryAfter != tt.want {
@@ -191,7 +191,7 @@ func TestPostHeartbeat_TokenProblemsSendNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hits := 0
 			srv := newTestServer(t, func(http.ResponseWriter, *http.Request) { hits++ })
-			c, _ := newTestClient(t, srv, func(o *Options) { o.Credentials = tt.creds })
+			c, _ := newTestClient(t, srv, func(o *clientArgs) { o.creds = tt.creds })
 			if _, err := c.PostHeartbeat(t.Context(), nil); err == nil {
 				t.Fatal("want an error")
 			}

@@ -25,20 +25,27 @@ func newTestServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	return srv
 }
 
-// newTestClient points a client at srv; edit tweaks the options first.
-func newTestClient(t *testing.T, srv *httptest.Server, edit func(*Options)) (*Client, *fakeCredentials) {
+// clientArgs are New's arguments, for a test to edit before the client is
+// built.
+type clientArgs struct {
+	base      *url.URL
+	clusterID string
+	creds     Credentials
+	Options
+}
+
+func (a clientArgs) new() (*Client, error) { return New(a.base, a.clusterID, a.creds, a.Options) }
+
+// newTestClient points a client at srv; edit tweaks the arguments first.
+func newTestClient(t *testing.T, srv *httptest.Server, edit func(*clientArgs)) (*Client, *fakeCredentials) {
 	t.Helper()
 	creds := &fakeCredentials{tok: secret}
-	opts := Options{
-		BaseURL:     mustParse(t, srv.URL),
-		ClusterID:   "demo.example.com",
-		Credentials: creds,
-		UserAgent:   "kubehz-agent/1.2.3",
-	}
+	args := clientArgs{base: mustParse(t, srv.URL), clusterID: "demo.example.com", creds: creds,
+		Options: Options{UserAgent: "kubehz-agent/1.2.3"}}
 	if edit != nil {
-		edit(&opts)
+		edit(&args)
 	}
-	c, err := New(opts)
+	c, err := args.new()
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -52,7 +52,7 @@ func TestBodyCaps_HugeBodiesAreNotReadPastTheCaps(t *testing.T) {
 					<-r.Context().Done()
 				})
 				counter := &countingTransport{base: base}
-				c := newPipeClient(t, func(o *Options) {
+				c := newPipeClient(t, func(o *clientArgs) {
 					o.Transport = counter
 					o.Logger = slog.New(slog.DiscardHandler)
 				})
@@ -107,7 +107,7 @@ func TestTimeout_HangingServerIsCutOffAtFifteenSeconds(t *testing.T) {
 					}
 					<-r.Context().Done()
 				})
-				c := newPipeClient(t, func(o *Options) { o.Transport = tr })
+				c := newPipeClient(t, func(o *clientArgs) { o.Transport = tr })
 				start := time.Now()
 				err := tt.call(context.Background(), c)
 				if took := time.Since(start); took != 15*time.Second {
@@ -128,15 +128,12 @@ func TestTimeout_HangingServerIsCutOffAtFifteenSeconds(t *testing.T) {
 
 // newPipeClient is a client on a transport from newPipeTransport; edit
 // must set Options.Transport.
-func newPipeClient(t *testing.T, edit func(*Options)) *Client {
+func newPipeClient(t *testing.T, edit func(*clientArgs)) *Client {
 	t.Helper()
-	opts := Options{
-		BaseURL:     mustParse(t, "http://127.0.0.1"),
-		ClusterID:   "demo.example.com",
-		Credentials: &fakeCredentials{tok: secret},
-	}
-	edit(&opts)
-	c, err := New(opts)
+	args := clientArgs{base: mustParse(t, "http://127.0.0.1"), clusterID: "demo.example.com",
+		creds: &fakeCredentials{tok: secret}}
+	edit(&args)
+	c, err := args.new()
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

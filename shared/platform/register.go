@@ -2,8 +2,8 @@ package platform
 
 import (
 	"context"
-	"errors"
 	"net/http"
+	"net/url"
 )
 
 // Registrar makes the one platform call that carries no credential:
@@ -14,21 +14,18 @@ type Registrar struct {
 	url string
 }
 
-// NewRegistrar checks the options like New but refuses Credentials: a
-// registration must never send a bearer token. ClusterID is not used; the
+// NewRegistrar checks base like New. It takes no credentials, as a
+// registration must never send a bearer token, and no cluster ID: the
 // cluster travels in the body.
-func NewRegistrar(opts Options) (*Registrar, error) {
-	if err := checkBaseURL(opts.BaseURL); err != nil {
+func NewRegistrar(base *url.URL, opts Options) (*Registrar, error) {
+	if err := checkBaseURL(base); err != nil {
 		return nil, err
 	}
-	if opts.Credentials != nil {
-		return nil, errors.New("platform registrar: takes no credentials")
-	}
-	c, err := build(opts)
+	c, err := build(nil, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Registrar{c: c, url: under(opts.BaseURL, "/api/clusters/agent-register")}, nil
+	return &Registrar{c: c, url: under(base, "/api/clusters/agent-register")}, nil
 }
 
 // Register posts one encoded registration body. Any 2xx is success; errors

@@ -24,7 +24,7 @@ func TestRegistrar_PostsBodyWithoutAnyCredential(t *testing.T) {
 		got.body, _ = io.ReadAll(r.Body)
 		w.WriteHeader(http.StatusCreated)
 	})
-	reg, err := NewRegistrar(Options{BaseURL: mustParse(t, srv.URL+"/prefix/"), UserAgent: "kubehz-agent/1.2.3"})
+	reg, err := NewRegistrar(mustParse(t, srv.URL+"/prefix/"), Options{UserAgent: "kubehz-agent/1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestRegistrar_RedirectErrorWithholdsAPathHoldingTheBindSecret(t *testing.T)
 			w.Header().Set("Location", path)
 			w.WriteHeader(http.StatusFound)
 		})
-		reg, err := NewRegistrar(Options{BaseURL: mustParse(t, srv.URL), UserAgent: "kubehz-agent/1.2.3"})
+		reg, err := NewRegistrar(mustParse(t, srv.URL), Options{UserAgent: "kubehz-agent/1.2.3"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,11 +84,8 @@ func TestRegistrar_RedirectErrorWithholdsAPathHoldingTheBindSecret(t *testing.T)
 	}
 }
 
-func TestNewRegistrar_RefusesCredentialsAndPlainHTTP(t *testing.T) {
-	if _, err := NewRegistrar(Options{BaseURL: mustParse(t, "https://api.kubehz.dev"), Credentials: &fakeCredentials{tok: secret}}); err == nil {
-		t.Error("a registrar accepted credentials")
-	}
-	if _, err := NewRegistrar(Options{BaseURL: mustParse(t, "http://api.kubehz.dev")}); err == nil {
+func TestNewRegistrar_RefusesPlainHTTPToAPublicHost(t *testing.T) {
+	if _, err := NewRegistrar(mustParse(t, "http://api.kubehz.dev"), Options{}); err == nil {
 		t.Error("a registrar accepted http to a public host")
 	}
 }
@@ -125,10 +122,8 @@ func debugRegistrar(t *testing.T, code int, body string) (*Registrar, *bytes.Buf
 		_, _ = io.WriteString(w, body)
 	})
 	var logged bytes.Buffer
-	reg, err := NewRegistrar(Options{
-		BaseURL: mustParse(t, srv.URL),
-		Logger:  slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	reg, err := NewRegistrar(mustParse(t, srv.URL),
+		Options{Logger: slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func TestDebugSnippet_MasksATokenCutByTheReadBudget(t *testing.T) {
 // quotes the request's URL.
 func TestTransportError_MasksATokenInTheURL(t *testing.T) {
 	srv := newTestServer(t, func(http.ResponseWriter, *http.Request) {})
-	c, _ := newTestClient(t, srv, func(o *Options) { o.BaseURL = mustParse(t, srv.URL+"/"+secret) })
+	c, _ := newTestClient(t, srv, func(o *clientArgs) { o.base = mustParse(t, srv.URL+"/"+secret) })
 	srv.Close() // the post now fails in the transport
 	_, err := c.PostHeartbeat(t.Context(), nil)
 	if err == nil || !strings.Contains(err.Error(), "khz_agt_***redacted***") {
@@ -108,7 +108,7 @@ func debugClient(t *testing.T, body string) (*Client, *bytes.Buffer) {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, body)
 	})
-	c, _ := newTestClient(t, srv, func(o *Options) {
+	c, _ := newTestClient(t, srv, func(o *clientArgs) {
 		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	return c, &logs

@@ -32,7 +32,7 @@ func Command(ctx context.Context, getenv func(string) string, stdout, stderr io.
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}
-	reg, err := platform.NewRegistrar(platform.Options{BaseURL: cfg.APIURL, UserAgent: buildinfo.UserAgent(), Logger: log})
+	reg, err := platform.NewRegistrar(cfg.APIURL, platform.Options{UserAgent: buildinfo.UserAgent(), Logger: log})
 	if err != nil {
 		return err
 	}

@@ -317,7 +317,7 @@ func TestRun_RetriesAPostThatTimedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := platform.NewRegistrar(platform.Options{BaseURL: base, Timeout: 500 * time.Millisecond})
+	reg, err := platform.NewRegistrar(base, platform.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
