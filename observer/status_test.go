@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,31 +16,6 @@ import (
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-// stateHarness is a stateFile whose parts the test sets.
-type stateHarness struct {
-	f       *stateFile
-	beating bool
-	lease   state.ActorLease
-	nodes   int
-}
-
-func newStateHarness(t *testing.T) *stateHarness {
-	h := &stateHarness{beating: true}
-	h.f = newStateFile(filepath.Join(t.TempDir(), status.FileName), t0, "v1.2.3", time.Minute, slog.New(slog.DiscardHandler))
-	h.f.attach(func() bool { return h.beating }, func() state.Caches { return state.Caches{Nodes: h.nodes} },
-		func(time.Time) state.ActorLease { return h.lease })
-	return h
-}
-
-func (h *stateHarness) read(t *testing.T) state.Observer {
-	t.Helper()
-	st, err := state.Read(h.f.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
 
 func TestStateFile_FailureStreakStartsAtTheFirstFailureAndEndsOnDelivery(t *testing.T) {
 	h := newStateHarness(t)
