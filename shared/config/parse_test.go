@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"kubehz.dev/agent/shared/testkit"
 )
@@ -103,4 +104,40 @@ func TestParseCommon_LogLevelRefusesAnUnknownLevel(t *testing.T) {
 // fmtAll prints c every way a careless log line might.
 func fmtAll(c Common) string {
 	return fmt.Sprintf("%v %+v %#v %s", c, c, c, c.AgentToken)
+}
+
+// Duration and Boolean serve the binaries' own settings, not Common's, so
+// they are checked here directly: each keeps a good value and notes one
+// problem, naming the variable, for a bad one.
+func TestProblems_DurationAndBoolean(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want time.Duration
+		bad  string
+	}{
+		{v: "90s", want: 90 * time.Second},
+		{v: "1ns", want: time.Nanosecond},
+		{v: "0s", bad: "greater than 0"},
+		{v: "-5s", bad: "greater than 0"},
+		{v: "60", bad: "Go duration"},
+	} {
+		var p Problems
+		got := p.Duration("KUBEHZ_X", tc.v)
+		if tc.bad == "" && (got != tc.want || len(p) != 0) {
+			t.Errorf("Duration(%q) = %s, problems %v; want %s", tc.v, got, p, tc.want)
+		}
+		if tc.bad != "" && (got != 0 || len(p) != 1 || p[0].Var != "KUBEHZ_X" || !strings.Contains(p[0].Reason, tc.bad)) {
+			t.Errorf("Duration(%q) = %s, problems %v; want 0 and one problem saying %q", tc.v, got, p, tc.bad)
+		}
+	}
+	for v, want := range map[string]bool{"": false, "true": true, "1": true, "F": false} {
+		var p Problems
+		if got := p.Boolean("KUBEHZ_X", v); got != want || len(p) != 0 {
+			t.Errorf("Boolean(%q) = %t, problems %v; want %t", v, got, p, want)
+		}
+	}
+	var p Problems
+	if p.Boolean("KUBEHZ_X", "yes"); len(p) != 1 || p[0].Var != "KUBEHZ_X" || !strings.Contains(p[0].Reason, "boolean") {
+		t.Errorf("Boolean(yes) problems %v; want one saying boolean", p)
+	}
 }
