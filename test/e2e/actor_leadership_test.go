@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"kubehz.dev/agent/test/clustersim"
 	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
