@@ -27,9 +27,6 @@ import (
 // a logged skip for healing) instead of a stuck pass.
 const syncTimeout = 30 * time.Second
 
-// onDemand is one informer of From objects that runs only while a
-// capability needs it. Its cache holds the compact R records compact makes,
-// never whole objects. MachineDeployments, Machines and Nodes are each one.
 // logger is log, or one that discards when log is nil.
 func logger(log *slog.Logger) *slog.Logger {
 	if log == nil {
@@ -38,6 +35,9 @@ func logger(log *slog.Logger) *slog.Logger {
 	return log
 }
 
+// onDemand is one informer of From objects that runs only while a
+// capability needs it. Its cache holds the compact R records compact makes,
+// never whole objects. MachineDeployments, Machines and Nodes are each one.
 type onDemand[From runtime.Object, R any] struct {
 	kind    string // "MachineDeployment", for the transform's errors
 	what    string // "MachineDeployments in kube-system", for logs and errors

@@ -70,7 +70,7 @@ func NewKillSwitch(client kubernetes.Interface, namespace, name string, opts Kil
 	return k
 }
 
-// Run watches until ctx is done. After the first list it fences at once if
+// Run watches until ctx is done. After the first list it trips at once if
 // the Deployment does not exist: an actor without its Deployment never acts.
 func (k *KillSwitch) Run(ctx context.Context, synced chan<- struct{}) {
 	go func() {
@@ -99,7 +99,7 @@ func (k *KillSwitch) check() {
 	}
 	if !alive {
 		k.once.Do(func() {
-			k.log.Warn("Own Deployment deleted or deleting: fencing", "deployment", k.name)
+			k.log.Warn("Own Deployment deleted or deleting: kill switch tripped", "deployment", k.name)
 			close(k.tripped)
 		})
 	}

@@ -41,21 +41,21 @@ func startKillSwitch(t *testing.T, client *fake.Clientset) *KillSwitch {
 	return g
 }
 
-func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
+func TestKillSwitch_TripsWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 	deployments := func(c *fake.Clientset) appsv1client.DeploymentInterface { return c.AppsV1().Deployments(testNamespace) }
 	cases := []struct {
 		name          string
 		existing      []runtime.Object
-		wantAtSync    bool // Fenced closed by the time the first sync is reported
+		wantAtSync    bool // Tripped closed by the time the first sync is reported
 		change        func(ctx context.Context, c *fake.Clientset) error
 		wantAfterward bool
 	}{
 		{
-			name:       "missing at the first sync fences",
+			name:       "missing at the first sync trips",
 			wantAtSync: true, wantAfterward: true,
 		},
 		{
-			name:       "present only in another namespace fences",
+			name:       "present only in another namespace trips",
 			existing:   []runtime.Object{deployment("elsewhere")},
 			wantAtSync: true, wantAfterward: true,
 		},
@@ -66,12 +66,12 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 		{
 			// The watch asks the apiserver for the one name; a lister that
 			// served every Deployment (the fake does) must still count only it.
-			name:       "only another Deployment of the namespace fences",
+			name:       "only another Deployment of the namespace trips",
 			existing:   []runtime.Object{&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: "observer"}}},
 			wantAtSync: true, wantAfterward: true,
 		},
 		{
-			name:       "marked for deletion at the first sync fences",
+			name:       "marked for deletion at the first sync trips",
 			existing:   []runtime.Object{markedForDeletion(deployment(testNamespace))},
 			wantAtSync: true, wantAfterward: true,
 		},
@@ -86,7 +86,7 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 			},
 		},
 		{
-			name:     "marked for deletion later fences",
+			name:     "marked for deletion later trips",
 			existing: []runtime.Object{deployment(testNamespace)},
 			change: func(ctx context.Context, c *fake.Clientset) error {
 				_, err := deployments(c).Update(ctx, markedForDeletion(deployment(testNamespace)), metav1.UpdateOptions{})
@@ -95,7 +95,7 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 			wantAfterward: true,
 		},
 		{
-			name:     "deleted later fences",
+			name:     "deleted later trips",
 			existing: []runtime.Object{deployment(testNamespace)},
 			change: func(ctx context.Context, c *fake.Clientset) error {
 				return deployments(c).Delete(ctx, testDeployment, metav1.DeleteOptions{})
@@ -134,8 +134,8 @@ func TestKillSwitch_FencesWhenTheDeploymentIsGoneOrGoing(t *testing.T) {
 }
 
 // A second close would panic inside the informer's handler and take the
-// test binary down; every step below asks the KillSwitch to fence again.
-func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
+// test binary down; every step below asks the KillSwitch to trip again.
+func TestKillSwitch_TripsOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := fake.NewClientset(deployment(testNamespace))
 		deployments := client.AppsV1().Deployments(testNamespace)
@@ -163,7 +163,7 @@ func TestKillSwitch_FencesOnlyOnceAcrossRepeatedDeletions(t *testing.T) {
 			}
 			synctest.Wait()
 			if !closed(g.Tripped()) {
-				t.Fatalf("step %d reopened the fence", i)
+				t.Fatalf("step %d tripped the switch again", i)
 			}
 		}
 	})

@@ -177,7 +177,7 @@ func electionConfig(cfg Config, lock resourcelock.Interface, leading func(contex
 	}
 }
 
-// closed reports whether c is closed, without waiting. The fence watcher
+// closed reports whether c is closed, without waiting. The kill-switch watcher
 // may not have run yet when the elector wins or returns; the channel itself
 // is the truth.
 func closed(c <-chan struct{}) bool {

@@ -177,7 +177,7 @@ func TestRun_WithoutItsLeaseCreatesNoneAndLeadsOnceItIsApplied(t *testing.T) {
 	})
 }
 
-func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrKilled(t *testing.T) {
+func TestRun_KilledWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrKilled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client := newClient(actorDeployment(false))
 		events := &journal{}
@@ -209,25 +209,26 @@ func TestRun_FencedWhileLeadingStopsWorkAtOnceThenReleasesAndReturnsErrKilled(t 
 			t.Errorf("Run = %v, want ErrKilled", err)
 		}
 		if stoppedIn != 0 {
-			t.Errorf("work stopped %s after the fence closed, want at once", stoppedIn)
+			t.Errorf("work stopped %s after the kill switch tripped, want at once", stoppedIn)
 		}
 		if !errors.Is(writeAfterr, ErrKilled) {
-			t.Errorf("Write after the fence = %v, want ErrKilled", writeAfterr)
+			t.Errorf("Write after the kill switch = %v, want ErrKilled", writeAfterr)
 		}
 		if got, want := events.list(), []string{"work returned", "lease released"}; !slices.Equal(got, want) {
 			t.Errorf("events = %q, want %q", got, want)
 		}
 		if got := holderOf(t, client); got != "" {
-			t.Errorf("lease holder after fencing = %q, want none", got)
+			t.Errorf("lease holder after the kill switch = %q, want none", got)
 		}
 	})
 }
 
-func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
+func TestRun_CandidateKilledBeforeWinningNeverRunsWork(t *testing.T) {
 	cases := []struct {
 		name string
 		// heldByOther makes the candidate a standby; otherwise the lease is
-		// free and the fence closes before Run starts, racing its first try.
+		// free and the kill switch trips before Run starts, racing its first
+		// try.
 		heldByOther bool
 		wantHolder  string
 	}{
@@ -236,11 +237,11 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// In the first case the fence is closed before Run starts, and
+			// In the first case the kill switch trips before Run starts, and
 			// the elector's first attempt wins the free lease at once; Run's
-			// fence watcher stops the term before its work can start. The
-			// other order, the elector's callback running before that
-			// watcher (lead.go checks the fence there too), is one this
+			// kill-switch watcher stops the term before its work can start.
+			// The other order, the elector's callback running before that
+			// watcher (lead.go checks the switch there too), is one this
 			// test does not force: over 20 runs a review saw the watcher
 			// first every time. The repeats are cheap and stay.
 			for range 20 {
@@ -272,7 +273,7 @@ func TestRun_CandidateFencedBeforeWinningNeverRunsWork(t *testing.T) {
 						t.Errorf("Run = %v, want ErrKilled", err)
 					}
 					if took := time.Since(start); took != 0 {
-						t.Errorf("Run returned %s after the fence, want at once", took)
+						t.Errorf("Run returned %s after the kill switch, want at once", took)
 					}
 					if got := holderOf(t, client); got != tc.wantHolder {
 						t.Errorf("lease holder = %q, want %q", got, tc.wantHolder)
@@ -553,7 +554,7 @@ func TestRun_WriteFindsTheDeploymentGoneWhileTheWatchLags(t *testing.T) {
 			t.Errorf("events = %q, want %q", got, want)
 		}
 		if got := holderOf(t, client); got != "" {
-			t.Errorf("lease holder after fencing = %q, want none", got)
+			t.Errorf("lease holder after the kill switch = %q, want none", got)
 		}
 	})
 }
