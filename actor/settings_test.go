@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"reflect"
@@ -24,19 +23,7 @@ const goodToken = "khz_agt_00112233445566778899aabbccddeeff00112233445566778899a
 // pastedHex is the secret part of goodToken: what must never be printed.
 var pastedHex = strings.TrimPrefix(goodToken, "khz_agt_")
 
-func minimal() map[string]string {
-	return map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://api.kubehz.dev"}
-}
-
-func with(overrides map[string]string) map[string]string {
-	env := minimal()
-	for k, v := range overrides {
-		env[k] = v
-	}
-	return env
-}
-
-// check is one case of runActorChecks: minimal() with one variable set.
+// check is one case of runActorChecks: testkit.MinimalEnv() with one variable set.
 type check = testkit.Setting
 
 func loadActor(env map[string]string) (settings, error) {
@@ -76,17 +63,17 @@ func TestLoadSettings_DefaultsBlanksAndOverrides(t *testing.T) {
 		env   map[string]string
 		tweak func(a *settings)
 	}{
-		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*settings) {}},
+		{name: "minimal gets every default and no token", env: testkit.MinimalEnv(), tweak: func(*settings) {}},
 		{
 			name: "blank values count as unset",
-			env: with(map[string]string{
+			env: testkit.Env(map[string]string{
 				"KUBEHZ_DESIRED_POLL_SECONDS": "  ", "KUBEHZ_MAX_REPLICAS": "", "KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "\t",
 			}),
 			tweak: func(*settings) {},
 		},
 		{
 			name: "overrides",
-			env: with(map[string]string{
+			env: testkit.Env(map[string]string{
 				"KUBEHZ_DESIRED_POLL_SECONDS": "90", "KUBEHZ_MAX_REPLICAS": " 7 ",
 				"KUBEHZ_HEAL_EVICTION_TIMEOUT_SECONDS": "600", "KUBEHZ_MD_NAMESPACE": "machines",
 				"KUBEHZ_LOG_LEVEL": "warn",
@@ -114,7 +101,7 @@ func TestLoadSettings_DefaultsBlanksAndOverrides(t *testing.T) {
 
 func runActorChecks(t *testing.T, envVar string, field func(settings) any, cases []check) {
 	t.Helper()
-	testkit.Settings[settings]{Base: minimal, Load: loadActor, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
+	testkit.Settings[settings]{Base: testkit.MinimalEnv, Load: loadActor, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
 }
 
 func TestLoadSettings_DesiredPollSeconds(t *testing.T) {
@@ -231,24 +218,13 @@ func TestSettingsLogValue_RedactsTheToken(t *testing.T) {
 		{name: "unset", tok: "", want: `"agentToken":"<unset>"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := loadActor(with(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
+			a, err := loadActor(testkit.Env(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", a)
-			for _, part := range []string{
-				tc.want, `"desiredPoll":"1m0s"`, `"maxReplicas":50`, `"healEvictionTimeout":"5m0s"`, `"mdNamespace":"kube-system"`,
-				`"healMaxInFlight":3`, `"healMinCooldown":"10m0s"`, `"healMinNodeStartupTimeout":"10m0s"`, `"healMinUnhealthyAfter":"5m0s"`,
-			} {
-				if !strings.Contains(b.String(), part) {
-					t.Fatalf("log line lacks %s: %s", part, b.String())
-				}
-			}
-			printed := b.String() + fmt.Sprintf("%v %+v %#v %s", a, a, a, a.AgentToken)
-			if strings.Contains(printed, pastedHex) {
-				t.Fatalf("token leaked: %s", printed)
-			}
+			testkit.LogsRedacted(t, a, pastedHex, tc.want, `"desiredPoll":"1m0s"`, `"maxReplicas":50`,
+				`"healEvictionTimeout":"5m0s"`, `"mdNamespace":"kube-system"`, `"healMaxInFlight":3`, `"healMinCooldown":"10m0s"`,
+				`"healMinNodeStartupTimeout":"10m0s"`, `"healMinUnhealthyAfter":"5m0s"`)
 		})
 	}
 }
@@ -258,7 +234,7 @@ func TestLoadSettings_TokenPastedIntoActorSettingsIsNeverEchoed(t *testing.T) {
 		"KUBEHZ_HEAL_MAX_IN_FLIGHT", "KUBEHZ_HEAL_MIN_COOLDOWN_SECONDS", "KUBEHZ_HEAL_MIN_NODE_STARTUP_TIMEOUT_SECONDS",
 		"KUBEHZ_HEAL_MIN_UNHEALTHY_AFTER_SECONDS"} {
 		t.Run(v, func(t *testing.T) {
-			_, err := loadActor(with(map[string]string{v: goodToken}))
+			_, err := loadActor(testkit.Env(map[string]string{v: goodToken}))
 			var cerr *config.Error
 			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != v {
 				t.Fatalf("err = %v, want one problem with %s", err, v)

@@ -12,22 +12,11 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"kubehz.dev/agent/shared/report"
+	"kubehz.dev/agent/shared/testkit"
 	"kubehz.dev/agent/shared/token"
 )
 
 const goodToken = "khz_agt_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
-
-func minimal() map[string]string {
-	return map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://api.kubehz.dev"}
-}
-
-func with(overrides map[string]string) map[string]string {
-	env := minimal()
-	for k, v := range overrides {
-		env[k] = v
-	}
-	return env
-}
 
 // rawCommonOnly is a binary's raw settings with nothing of its own: the
 // common part alone, held as each binary holds it.
@@ -72,17 +61,17 @@ func TestParseCommon_Settings(t *testing.T) {
 		env   map[string]string
 		tweak func(c *Common)
 	}{
-		{name: "minimal gets every default and no token", env: minimal(), tweak: func(*Common) {}},
+		{name: "minimal gets every default and no token", env: testkit.MinimalEnv(), tweak: func(*Common) {}},
 		{
 			name: "blank values count as unset",
-			env: with(map[string]string{
+			env: testkit.Env(map[string]string{
 				"KUBEHZ_AGENT_TOKEN": " ", "KUBEHZ_NAMESPACE": "", "KUBEHZ_AGENT_TOKEN_FILE": "",
 			}),
 			tweak: func(*Common) {},
 		},
 		{
 			name: "overrides",
-			env: with(map[string]string{
+			env: testkit.Env(map[string]string{
 				"CLUSTER_ID": "  K8S_lab.example-1.com\n", "KUBEHZ_AGENT_TOKEN": goodToken + "\n",
 				"KUBEHZ_AGENT_TOKEN_FILE": "/tok", "KUBEHZ_NAMESPACE": "agents", "KUBEHZ_SECRET_NAME": "id.v2",
 				"KUBEHZ_LOG_LEVEL": "DEBUG", "KUBEHZ_MD_NAMESPACE": "machines",
@@ -183,18 +172,13 @@ func TestCommon_PrintableFormRedactsToken(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load(with(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
+			c, err := load(testkit.Env(map[string]string{"KUBEHZ_AGENT_TOKEN": tc.tok}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", c)
-			printed := b.String() + fmtAll(c)
-			if !strings.Contains(b.String(), tc.want) || !strings.Contains(b.String(), `"mdNamespace":"kube-system"`) {
-				t.Fatalf("log line lacks %s or the settings: %s", tc.want, b.String())
-			}
-			if strings.Contains(printed, goodToken) {
-				t.Fatalf("token leaked: %s", printed)
+			testkit.LogsRedacted(t, c, goodToken, tc.want, `"mdNamespace":"kube-system"`)
+			if strings.Contains(c.AgentToken.String(), goodToken) {
+				t.Fatalf("the token prints itself: %s", c.AgentToken)
 			}
 		})
 	}
@@ -203,7 +187,7 @@ func TestCommon_PrintableFormRedactsToken(t *testing.T) {
 func TestParseCommon_MDNamespaceMustBeADNSLabel(t *testing.T) {
 	for _, bad := range []string{"Kube-System", "kube_system", "-x", "a/b", strings.Repeat("a", 64)} {
 		t.Run(bad, func(t *testing.T) {
-			_, err := load(with(map[string]string{"KUBEHZ_MD_NAMESPACE": bad}))
+			_, err := load(testkit.Env(map[string]string{"KUBEHZ_MD_NAMESPACE": bad}))
 			var cerr *Error
 			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Var != "KUBEHZ_MD_NAMESPACE" {
 				t.Fatalf("err = %v, want exactly KUBEHZ_MD_NAMESPACE named", err)
@@ -215,21 +199,21 @@ func TestParseCommon_MDNamespaceMustBeADNSLabel(t *testing.T) {
 // A namePrefix overlay renames the hand-off objects; the manifests pass the
 // new names in, and the defaults are what deploy/actor ships unprefixed.
 func TestLoad_HandOffNamesFollowTheManifests(t *testing.T) {
-	o, err := load(minimal())
+	o, err := load(testkit.MinimalEnv())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.ActionsConfigMap != report.ConfigMapName || o.ActorLease != report.LeaseName {
 		t.Errorf("defaults %q, %q; want the shipped names %q, %q", o.ActionsConfigMap, o.ActorLease, report.ConfigMapName, report.LeaseName)
 	}
-	o, err = load(with(map[string]string{"KUBEHZ_ACTIONS_CONFIGMAP": "team-kubehz-actions", "KUBEHZ_ACTOR_LEASE": "team-kubehz-actor"}))
+	o, err = load(testkit.Env(map[string]string{"KUBEHZ_ACTIONS_CONFIGMAP": "team-kubehz-actions", "KUBEHZ_ACTOR_LEASE": "team-kubehz-actor"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.ActionsConfigMap != "team-kubehz-actions" || o.ActorLease != "team-kubehz-actor" {
 		t.Errorf("overrides read as %q, %q", o.ActionsConfigMap, o.ActorLease)
 	}
-	_, err = load(with(map[string]string{"KUBEHZ_ACTIONS_CONFIGMAP": "Team_Actions", "KUBEHZ_ACTOR_LEASE": "a/b"}))
+	_, err = load(testkit.Env(map[string]string{"KUBEHZ_ACTIONS_CONFIGMAP": "Team_Actions", "KUBEHZ_ACTOR_LEASE": "a/b"}))
 	var cerr *Error
 	if !errors.As(err, &cerr) || len(cerr.Problems) != 2 ||
 		cerr.Problems[0].Var != "KUBEHZ_ACTIONS_CONFIGMAP" || cerr.Problems[1].Var != "KUBEHZ_ACTOR_LEASE" {

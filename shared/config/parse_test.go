@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -10,12 +9,12 @@ import (
 	"kubehz.dev/agent/shared/testkit"
 )
 
-// check is one case of runChecks: minimal() with one variable set.
+// check is one case of runChecks: testkit.MinimalEnv() with one variable set.
 type check = testkit.Setting
 
 func runChecks(t *testing.T, envVar string, field func(Common) any, cases []check) {
 	t.Helper()
-	testkit.Settings[Common]{Base: minimal, Load: load, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
+	testkit.Settings[Common]{Base: testkit.MinimalEnv, Load: load, Header: "invalid configuration:"}.Check(t, envVar, field, cases)
 }
 
 func TestParseCommon_ClusterID(t *testing.T) {
@@ -99,11 +98,6 @@ func TestParseCommon_LogLevelRefusesAnUnknownLevel(t *testing.T) {
 		cases = append(cases, check{Name: v, Val: v, Bad: `"` + v + `" is not a log level (use debug, info, warn or error)`})
 	}
 	runChecks(t, "KUBEHZ_LOG_LEVEL", func(c Common) any { return c.LogLevel }, cases)
-}
-
-// fmtAll prints c every way a careless log line might.
-func fmtAll(c Common) string {
-	return fmt.Sprintf("%v %+v %#v %s", c, c, c, c.AgentToken)
 }
 
 // Duration and Boolean serve the binaries' own settings, not Common's, so

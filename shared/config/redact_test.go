@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // pastedHex is the secret part of goodToken: what must never be printed.
@@ -39,7 +41,7 @@ func TestParseCommon_TokenPastedAnywhereIsNeverEchoed(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load(with(map[string]string{tc.envVar: tc.val}))
+			c, err := load(testkit.Env(map[string]string{tc.envVar: tc.val}))
 			if !tc.refused {
 				if err != nil {
 					t.Fatalf("load: %v", err)
@@ -102,7 +104,7 @@ func TestParseCommon_APIURLPrintedAsSchemeHostPortPathOnly(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load(with(map[string]string{"KUBEHZ_API_URL": tc.val}))
+			c, err := load(testkit.Env(map[string]string{"KUBEHZ_API_URL": tc.val}))
 			if tc.reason == "" {
 				if err != nil {
 					t.Fatalf("load: %v", err)

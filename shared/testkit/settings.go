@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,37 @@ func (s Settings[T]) Check(t *testing.T, envVar string, field func(T) any, cases
 				t.Fatalf("error %q echoes the value", err)
 			}
 		})
+	}
+}
+
+// MinimalEnv is the least environment either binary starts from: a cluster
+// ID and the platform's URL.
+func MinimalEnv() map[string]string {
+	return map[string]string{"CLUSTER_ID": "c1", "KUBEHZ_API_URL": "https://api.kubehz.dev"}
+}
+
+// Env is MinimalEnv with overrides set.
+func Env(overrides map[string]string) map[string]string {
+	env := MinimalEnv()
+	for k, v := range overrides {
+		env[k] = v
+	}
+	return env
+}
+
+// LogsRedacted logs settings as the start-up line does, as JSON, and fails
+// unless that line holds every part of want, or if the line or any careless
+// printing of settings (%v, %+v, %#v) shows secret.
+func LogsRedacted(t *testing.T, settings any, secret string, want ...string) {
+	t.Helper()
+	var b strings.Builder
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("Config", "config", settings)
+	for _, part := range want {
+		if !strings.Contains(b.String(), part) {
+			t.Fatalf("log line lacks %s: %s", part, b.String())
+		}
+	}
+	if printed := b.String() + fmt.Sprintf("%v %+v %#v", settings, settings, settings); strings.Contains(printed, secret) {
+		t.Fatalf("the secret leaked: %s", printed)
 	}
 }
