@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -125,4 +126,27 @@ type countingLimiter struct {
 func (c *countingLimiter) Wait(ctx context.Context) error {
 	c.waits.Add(1)
 	return c.RateLimiter.Wait(ctx)
+}
+
+// In a pod the ServiceAccount is used, unless KUBECONFIG is set: then the
+// file wins even there. The control, without KUBECONFIG, shows the pod's
+// environment is live: Load goes for the in-cluster config, whose token
+// file this machine does not have.
+func TestLoad_KubeconfigWinsOverTheServiceAccountInAPod(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "443")
+	_, err := Load(func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "serviceaccount") {
+		t.Fatalf("control: without KUBECONFIG Load = %v, want it to go for the ServiceAccount's token", err)
+	}
+
+	path := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(path, []byte(clusterFile+"users:\n- name: u\n  user:\n    token: t\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KUBECONFIG": path}
+	cfg, err := Load(func(k string) string { return env[k] })
+	if err != nil || cfg.Host != "https://127.0.0.1:6443" {
+		t.Fatalf("Load = %v, %v; want the kubeconfig's cluster, not the ServiceAccount's", cfg, err)
+	}
 }
