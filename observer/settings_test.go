@@ -14,7 +14,6 @@ import (
 
 	"kubehz.dev/agent/shared/config"
 	"kubehz.dev/agent/shared/testkit"
-	"kubehz.dev/agent/shared/token"
 )
 
 // check is one case of runObserverChecks: testkit.MinimalEnv() with one variable set.
@@ -49,6 +48,8 @@ func observerDefaults(t *testing.T) settings {
 	}
 }
 
+// The observer's own variables, and one common one to show the shared part
+// rides along; shared/config's tests cover every common variable.
 func TestLoadSettings_DefaultsBlanksAndOverrides(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -59,24 +60,20 @@ func TestLoadSettings_DefaultsBlanksAndOverrides(t *testing.T) {
 		{
 			name: "blank values count as unset",
 			env: testkit.Env(map[string]string{
-				"KUBEHZ_AGENT_TOKEN": " ", "KUBEHZ_NAMESPACE": "", "KUBEHZ_FULL_INTERVAL": "  ",
-				"KUBEHZ_REPORT_NAMESPACES": "", "KUBEHZ_AGENT_TOKEN_FILE": "",
+				"KUBEHZ_FULL_INTERVAL": "  ", "KUBEHZ_DEBOUNCE": "", "KUBEHZ_MIN_GAP": "\t",
+				"KUBEHZ_REPORT_NAMESPACES": "", "KUBEHZ_READY_AFTER_FAILING": " ",
 			}),
 			tweak: func(*settings) {},
 		},
 		{
 			name: "overrides",
 			env: testkit.Env(map[string]string{
-				"CLUSTER_ID": "  K8S_lab.example-1.com\n", "KUBEHZ_AGENT_TOKEN": goodToken + "\n",
-				"KUBEHZ_AGENT_TOKEN_FILE": "/tok", "KUBEHZ_NAMESPACE": "agents", "KUBEHZ_SECRET_NAME": "id.v2",
-				"KUBEHZ_LOG_LEVEL": "DEBUG", "KUBEHZ_FULL_INTERVAL": "2m", "KUBEHZ_DEBOUNCE": "500ms",
-				"KUBEHZ_MIN_GAP": "1s", "KUBEHZ_REPORT_NAMESPACES": "true", "KUBEHZ_MD_NAMESPACE": "machines",
+				"KUBEHZ_FULL_INTERVAL": "2m", "KUBEHZ_DEBOUNCE": "500ms", "KUBEHZ_MIN_GAP": "1s",
+				"KUBEHZ_REPORT_NAMESPACES": "true", "KUBEHZ_READY_AFTER_FAILING": "90s", "KUBEHZ_MD_NAMESPACE": "machines",
 			}),
 			tweak: func(o *settings) {
-				o.ClusterID, o.AgentToken, o.TokenFile = "K8S_lab.example-1.com", token.Token(goodToken), "/tok"
-				o.Namespace, o.SecretName, o.LogLevel = "agents", "id.v2", slog.LevelDebug
 				o.FullInterval, o.Debounce, o.MinGap = 2*time.Minute, 500*time.Millisecond, time.Second
-				o.ReportNamespaces, o.MDNamespace = true, "machines"
+				o.ReportNamespaces, o.ReadyAfterFailing, o.MDNamespace = true, 90*time.Second, "machines"
 			},
 		},
 	}
