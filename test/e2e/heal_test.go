@@ -459,3 +459,105 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 		return len(got) == 1 && got[0] == "machines kube-system/"+dead.Name
 	})
 }
+
+// TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut: a scale-down
+// of an earlier pass, or anyone's, takes Machines down only once
+// machine-controller gets to it, and until then no read shows them
+// deleting. Every later pass counts each live Machine past its pool's
+// spec.replicas in flight. machine-controller reacts here in milliseconds,
+// so it is frozen (SIGSTOP) for a few passes to hold it behind: pool-a (3
+// replicas) is scaled to 2 at revision 7, beside pool-b's dead worker under
+// maxUnhealthy 1, and revision 8 asks again with nothing to patch. The
+// dead worker waits on the Machine machine-controller has yet to remove.
+// The control: thawed, machine-controller removes it, and the same dead
+// worker is healed.
+func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) {
+	start := time.Now()
+	world, mds := machineWorld(t)
+	ctx := ctxT(t)
+	for _, p := range []struct {
+		name     string
+		replicas int64
+	}{{"pool-a", 3}, {"pool-b", 1}} {
+		if err := world.CreatePool(ctx, p.name, p.replicas, clustersim.PoolOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, p.name+" has its Ready workers", time.Minute,
+			func() bool { return readyReplacement(t, world, p.name, int(p.replicas), "") })
+	}
+
+	sim := startSim(t, platformsim.Options{})
+	doc := desiredDoc{Revision: 6, Execution: map[string]any{"scaling": true},
+		WorkerPools: []desiredPool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 1}}}
+	if err := sim.SetDesired(doc, `"6-1"`); err != nil {
+		t.Fatal(err)
+	}
+	startObserver(t, sim)
+	startActor(t, sim, "actor-lagging-scale-down")
+	waitBeatWithin(t, sim, 2*time.Minute, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "scale", "pool-a")
+		return ok && a.Status == "done" && a.Revision == 6
+	})
+	dead := poolMachines(t, world, "pool-b")[0]
+	if err := world.SetNodeCondition(ctx, dead.Node, corev1.ConditionUnknown, time.Now().Add(-10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+
+	// The freeze stays well within machine-controller's leader-election
+	// renew deadline (10 s): the actor polls every second.
+	mc := world.Controllers.MachineController()
+	if err := mc.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	thaw := func() {
+		if !thawed {
+			thawed = true
+			if err := mc.Thaw(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(thaw)
+	doc.Revision = 7
+	doc.Execution = map[string]any{"scaling": true, "healing": true}
+	doc.Healing = healPolicy(1)
+	doc.WorkerPools[0].DesiredReplicas = 2
+	if err := sim.SetDesired(doc, `"7-1"`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "pool-a is patched to 2", 30*time.Second, func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	doc.Revision = 8
+	if err := sim.SetDesired(doc, `"8-1"`); err != nil {
+		t.Fatal(err)
+	}
+	b := waitBeatWithin(t, sim, 30*time.Second, func(b platformsim.Beat) bool {
+		a, ok := findAction(actionsOf(b), "heal", dead.Name)
+		return ok && a.Revision == 8
+	})
+	live := 0
+	for _, m := range poolMachines(t, world, "pool-a") {
+		if !m.Deleting {
+			live++
+		}
+	}
+	thaw()
+	if live != 3 {
+		t.Fatalf("pool-a had %d live Machines when revision 8 was decided, want 3: machine-controller was not behind", live)
+	}
+	const waiting = "waiting: 1 disruption(s) already in flight (maxUnhealthy 1)"
+	if a, _ := findAction(actionsOf(b), "heal", dead.Name); a.Status != "pending" || !strings.HasPrefix(a.Detail, waiting) {
+		t.Errorf("the dead worker's first heal report of revision 8 is %+v, want pending with %q", a, waiting)
+	}
+	if got := deletes(t, start); len(got) != 0 {
+		t.Fatalf("the actor deleted %v while machine-controller had a Machine of pool-a to remove, under maxUnhealthy 1", got)
+	}
+
+	waitFor(t, "the dead worker is healed once machine-controller has scaled pool-a down", 2*time.Minute, func() bool {
+		if mc.Exited() {
+			t.Fatalf("machine-controller exited after its freeze:\n%s", tail(mc.Output(), 3000))
+		}
+		got := deletes(t, start)
+		return len(got) == 1 && got[0] == "machines kube-system/"+dead.Name
+	})
+}

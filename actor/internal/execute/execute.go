@@ -109,7 +109,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	if x.Upgrades {
 		again, rolled := e.upgrade(ctx, doc)
 		retry = retry || again
-		removing.rolled += rolled
+		removing.rolled = rolled
 	}
 	if doc.HealingArmed() {
 		e.heal(ctx, doc, removing)

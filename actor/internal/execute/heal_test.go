@@ -120,7 +120,9 @@ func TestHeal_Decisions(t *testing.T) {
 		},
 		{
 			name: "control-plane nodes and machines are skipped silently and not counted",
-			mds:  []*cluster.MachineDeployment{poolMD("pool-a", 3)},
+			// Four replicas: the selector claims all four Machines, and a
+			// Machine past spec.replicas would count as in flight.
+			mds: []*cluster.MachineDeployment{poolMD("pool-a", 4)},
 			machines: []*cluster.Machine{
 				machine("pool-a-m1", "pool-a", "node-cp1"), cpMachine, cpJoinless,
 				machine("pool-a-m3", "pool-a", "node-3"),
@@ -1040,6 +1042,69 @@ func TestHeal_AScaleDownCountsEveryLiveMachinePastItsNewCount(t *testing.T) {
 	checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{
 		{"pool-a-m1", wire.StatusPending, 7, "2 disruption(s) already in flight (maxUnhealthy 2)"},
 	})
+}
+
+// A Machine past its pool's spec.replicas is one machine-controller has yet
+// to take down: a scale-down of an earlier pass it lags behind, someone
+// else's, a roll's surge. It counts as in flight in every pass until the
+// controller marks it deleting, not only in the pass that lowered the count.
+func TestHeal_MachinesPastTheirPoolsCountAreInFlightUntilMarked(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		replicasA    int64 // pool-a has 3 live Machines, node-1's NotReady
+		replicasB    int64 // pool-b has 2 live Machines, both Ready
+		maxUnhealthy int
+		scaleATo     int // a scale of pool-a this pass; 0 sends none
+		patchErr     error
+		wantDelete   bool
+		wantInFlight string
+	}{
+		{"control: every pool at its count heals", 3, 2, 1, 0, nil, true, ""},
+		{"one live Machine past pool-a's count uses a budget of 1", 2, 2, 1, 0, nil, false,
+			"1 disruption(s) already in flight (maxUnhealthy 1)"},
+		{"one past another pool's count uses it too", 3, 1, 1, 0, nil, false,
+			"1 disruption(s) already in flight (maxUnhealthy 1)"},
+		{"two past, one per pool, use a budget of 2", 2, 1, 2, 0, nil, false,
+			"2 disruption(s) already in flight (maxUnhealthy 2)"},
+		{"one past leaves 1 of a budget of 2", 2, 2, 2, 0, nil, true, ""},
+		// pool-a read at 2 after this pass's patch to 2 from 3: the one
+		// Machine the patch removes is counted once, not once for the patch
+		// and once more for the count the read shows.
+		{"a pool this pass scales down counts once", 3, 2, 2, 2, nil, true, ""},
+		// The patch to 3 timed out: it may have landed, and it may not.
+		{"a scale-up that may not have landed leaves the Machine past the count read", 2, 2, 1, 3,
+			context.DeadlineExceeded, false, "1 disruption(s) already in flight (maxUnhealthy 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHealHarness(t, poolMD("pool-a", tc.replicasA), poolMD("pool-b", tc.replicasB))
+			h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
+				machine("pool-a-m3", "pool-a", "node-3"),
+				machine("pool-b-m1", "pool-b", "node-4"), machine("pool-b-m2", "pool-b", "node-5"))
+			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
+			for _, n := range []string{"node-2", "node-3", "node-4", "node-5"} {
+				h.world.addNodes(node(n, "True", start.Add(-time.Hour)))
+			}
+			h.patcher.err["pool-a"] = tc.patchErr
+			doc := healing(7, healPolicy(tc.maxUnhealthy, 0))
+			if tc.scaleATo > 0 {
+				doc.Execution.Scaling = true
+				doc.WorkerPools = []desired.Pool{pool("pool-a", tc.scaleATo), pool("pool-b", int(tc.replicasB))}
+			}
+
+			h.exec.Execute(t.Context(), doc)
+			if tc.scaleATo > 0 && len(h.patcher.patches) != 1 {
+				t.Fatalf("patches %+v, want the one scale-down of pool-a", h.patcher.patches)
+			}
+			want := report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}
+			if !tc.wantDelete {
+				want = report{"pool-a-m1", wire.StatusPending, 7, tc.wantInFlight}
+			}
+			if deleted := len(h.world.machineDeletes) == 1; deleted != tc.wantDelete || len(h.world.machineDeletes) > 1 {
+				t.Errorf("machine deletes %+v; want a delete of pool-a-m1: %v", h.world.machineDeletes, tc.wantDelete)
+			}
+			checkTyped(t, "heal", wire.ActionHeal, h.store.Snapshot(), []report{want})
+		})
+	}
 }
 
 // docs/contract.md#acting-gate: healing, like scaling and upgrades, takes

@@ -13,13 +13,13 @@ import (
 	"kubehz.dev/agent/shared/wire"
 )
 
-// upgrade runs one upgrade pass. It reports whether it wants a retry, and
-// how many Machines the roll it started may take down at once
+// upgrade runs one upgrade pass. It reports whether it wants a retry, and,
+// by pool, how many Machines the roll it started may take down at once
 // (upgrade.Patch.Removes).
-func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, int) {
+func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, map[string]int) {
 	if !hasTarget(doc) || len(doc.WorkerPools) == 0 {
 		e.Store.Prune(wire.ActionUpgrade, nil)
-		return false, 0
+		return false, nil
 	}
 	p := upgrade.Policy{Target: *doc.KubernetesVersion, Namespace: e.Namespace, Revision: doc.Revision}
 	for _, pool := range doc.WorkerPools {
@@ -44,7 +44,7 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, int
 	}
 	e.rolls = mem
 	before := e.reported(wire.ActionUpgrade)
-	halted, removing := false, 0
+	halted, removing := false, map[string]int{}
 	for _, st := range steps {
 		e.step()
 		if halted {
@@ -59,7 +59,9 @@ func (e *Executor) upgrade(ctx context.Context, doc desired.Document) (bool, int
 			continue
 		}
 		sent, err := e.sendPatch(ctx, st.Patch.Namespace, st.Patch.MD, st.Patch.Body())
-		removing += st.Patch.Removes(sent, err)
+		if n := st.Patch.Removes(sent, err); n > 0 {
+			removing[st.Patch.MD] += n
+		}
 		final, halt := upgrade.Outcome(st, err)
 		if err == nil {
 			upgrade.Started(e.rolls, st.Patch)

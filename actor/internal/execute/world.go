@@ -2,7 +2,7 @@ package execute
 
 import (
 	"context"
-	"slices"
+	"maps"
 
 	"kubehz.dev/agent/actor/internal/cluster"
 	"kubehz.dev/agent/actor/internal/refuse"
@@ -110,13 +110,15 @@ func (w world) owner(m *cluster.Machine) string {
 	return ""
 }
 
-// live counts the Machines pool could own that are not deleting; one that
-// several pools could own counts for each.
-func (w world) live(pool string) int {
-	n := 0
+// live counts, by pool, the Machines that are not deleting; one that several
+// pools could own counts for each.
+func (w world) live() map[string]int {
+	n := make(map[string]int, len(w.mds))
 	for _, m := range w.machines {
-		if !m.Deleting && slices.Contains(w.resolver.Candidates(m.Labels, m.MachineSets), pool) {
-			n++
+		if !m.Deleting {
+			for _, pool := range w.resolver.Candidates(m.Labels, m.MachineSets) {
+				n[pool]++
+			}
 		}
 	}
 	return n
@@ -125,7 +127,9 @@ func (w world) live(pool string) int {
 // takedowns is what the scale-downs and the roll of a pass take down before
 // any read can show it: the heal of the same pass counts it as in flight.
 type takedowns struct {
-	rolled int
+	// rolled is, by pool, what the roll this pass started may take down at
+	// once (upgrade.Patch.Removes).
+	rolled map[string]int
 	// scaled are the scale patches that may have landed
 	// (refuse.MayHaveLanded): what they take down is counted against the
 	// heal's own read of the Machines.
@@ -138,11 +142,30 @@ func (t *takedowns) add(p scale.Patch, sent bool, err error) {
 	}
 }
 
-// in is the count against w.
+// in is the count against w: in each pool, what this pass's patches of it
+// take down, or each live Machine past the spec.replicas w read, whichever
+// is more. machine-controller has yet to take the latter down, whoever
+// lowered the count and whenever: a scale-down of an earlier pass that it
+// lags behind, a patch of this pass that did not land after all, a roll's
+// surge. Only once it marks them deleting does a read show them in flight.
 func (t takedowns) in(w world) int {
-	n := t.rolled
+	live := w.live()
+	patches := map[string]int{}
+	maps.Copy(patches, t.rolled)
 	for _, p := range t.scaled {
-		n += p.Removes(w.live(p.MD))
+		patches[p.MD] += p.Removes(live[p.MD])
+	}
+	n := 0
+	for name, r := range w.mds {
+		past := 0
+		if r.Replicas != nil {
+			past = max(live[name]-int(max(*r.Replicas, 0)), 0)
+		}
+		n += max(past, patches[name])
+		delete(patches, name)
+	}
+	for _, k := range patches { // a pool the read no longer shows
+		n += k
 	}
 	return n
 }

@@ -72,10 +72,10 @@ type Observed struct {
 	Machines  []Machine
 	Nodes     map[string]Node // by name
 	MDs       map[string]MD   // by name
-	// Removing is how many Machines the scale-downs and the roll sent
-	// earlier in this pass take down: machine-controller marks them
-	// deleting only once the patch has reached it, so no read shows them
-	// yet, and they count as in flight.
+	// Removing is how many Machines machine-controller has yet to take
+	// down: those past their pool's spec.replicas, and those this pass's
+	// scale-downs and roll take down. It marks them deleting only once it
+	// gets to them, so no read shows them yet, and they count as in flight.
 	Removing int
 }
 

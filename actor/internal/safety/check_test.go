@@ -28,9 +28,11 @@ type checker struct {
 	violated string // the first violation, with the world as it stood then
 
 	// This step's reference, computed from the world before the pass.
-	ref     reference
-	healed  int // heal deletes this step that set a Machine deleting
-	removed int // Machines the scale-downs and rolls applied this step take down
+	ref    reference
+	healed int // heal deletes this step that set a Machine deleting
+	// removed is, by pool, what the scale-downs and rolls applied this step
+	// take down.
+	removed map[string]int
 
 	// This leadership term.
 	termStart time.Time
@@ -63,10 +65,13 @@ func (c *checker) newTerm() {
 }
 
 func (c *checker) beginStep(doc desired.Document, step int) {
-	c.doc, c.step, c.healed, c.removed = doc, step, 0, 0
+	c.doc, c.step, c.healed, c.removed = doc, step, 0, map[string]int{}
 	c.ref = reference{}
 	if armed(doc) {
 		c.ref = computeReference(c.w, effective(doc.Healing, c.limits))
+		if len(c.ref.candidates) > 0 && !c.ref.storm && c.takingDown() > 0 {
+			c.totals.pastCountBesideHeal++
+		}
 	}
 	c.countVersionStimuli()
 }
@@ -123,7 +128,7 @@ func (c *checker) answered(wr write) {
 		// lost answer from a refusal it never got.
 		if wr.applied && wr.shrinks > 0 {
 			// machine-controller marks what it removes only on a later step.
-			c.removed += int(wr.shrinks)
+			c.removed[wr.name] += int(wr.shrinks)
 			if len(c.ref.candidates) > 0 && !c.ref.storm {
 				c.totals.scaleDownsBesideHeal++
 				if wr.unread {
@@ -136,7 +141,7 @@ func (c *checker) answered(wr write) {
 			if wr.applied {
 				c.rolled[wr.name] = true
 				// Likewise the first Machines of the roll it starts.
-				c.removed += wr.takes
+				c.removed[wr.name] += wr.takes
 				if wr.takes > 0 && len(c.ref.candidates) > 0 && !c.ref.storm {
 					c.totals.rollsBesideHeal++
 				}
@@ -295,10 +300,11 @@ type totals struct {
 	rollsBesideHeal                                            int // rolls that take Machines down, applied while healing had a candidate
 	lostBesideHeal                                             int // scale-downs and rolls applied, their answer lost, while healing had a candidate
 	lostHeals                                                  int // heal deletes applied, their answer lost
+	pastCountBesideHeal                                        int // steps that began with Machines past a pool's count while healing had a candidate
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs (%d from an unread count) and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; %s",
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs (%d from an unread count) and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; steps with Machines past a pool's count beside a heal candidate %d; %s",
 		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.unreadBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.lostHeals, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
-		t.unlinkedHeld, t.limited, t.cpMixed, t.versions)
+		t.unlinkedHeld, t.limited, t.cpMixed, t.pastCountBesideHeal, t.versions)
 }

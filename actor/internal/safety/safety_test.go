@@ -69,6 +69,7 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"rolls taking Machines down beside a heal candidate":               tot.rollsBesideHeal,
 		"scale-downs and rolls beside a heal candidate, their answer lost": tot.lostBesideHeal,
 		"heal deletes with their answer lost":                              tot.lostHeals,
+		"Machines past a pool's count beside a heal candidate":             tot.pastCountBesideHeal,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)
