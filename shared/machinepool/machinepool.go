@@ -84,13 +84,22 @@ func (r Resolver) Candidates(machineLabels map[string]string, machineSets []stri
 			out = append(out, p.Name)
 		}
 	}
+	out = append(out, r.Owners(machineSets)...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Owners returns the pools the Machine's MachineSet owners name, in the
+// owners' order: the pools whose MachineSets count the Machine among
+// their replicas, whatever other selectors match it.
+func (r Resolver) Owners(machineSets []string) []string {
+	var out []string
 	for _, ms := range machineSets {
 		if i := strings.LastIndex(ms, "-"); i >= 0 && r.exists[ms[:i]] {
 			out = append(out, ms[:i])
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 // Selector parses a MachineDeployment's spec.selector. An empty selector

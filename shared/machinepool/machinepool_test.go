@@ -38,3 +38,25 @@ func TestMachinepool_CandidatesNamesEveryPoolThatCouldOwnTheMachine(t *testing.T
 		t.Errorf("Resolve = %q, %v; want the selector's match", got, ok)
 	}
 }
+
+// Owners names only the pools of the Machine's MachineSet owners, whatever
+// the selectors match: the pools that count it among their replicas.
+func TestMachinepool_OwnersNamesOnlyTheMachineSetOwnersPools(t *testing.T) {
+	r := NewResolver([]Claim{
+		{Name: "workers", Selector: labels.SelectorFromSet(labels.Set{"role": "worker"})},
+		{Name: "prod-cp", Selector: nil},
+	})
+	for _, tc := range []struct {
+		sets []string
+		want []string
+	}{
+		{[]string{"prod-cp-5c4b"}, []string{"prod-cp"}},
+		{[]string{"workers-7d9f"}, []string{"workers"}},
+		{[]string{"gone-5c4b", "nodash"}, nil},
+		{nil, nil},
+	} {
+		if got := r.Owners(tc.sets); !slices.Equal(got, tc.want) {
+			t.Errorf("Owners(%v) = %v, want %v", tc.sets, got, tc.want)
+		}
+	}
+}

@@ -503,8 +503,9 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 		t.Fatal(err)
 	}
 
-	// The freeze stays well within machine-controller's leader-election
-	// renew deadline (10 s): the actor polls every second.
+	// The freeze must stay within machine-controller's leader-election
+	// renew deadline (10 s), or it stops leading when thawed: the actor
+	// polls every second, and each wait below gives up at 9 s.
 	mc := world.Controllers.MachineController()
 	if err := mc.Freeze(); err != nil {
 		t.Fatal(err)
@@ -526,12 +527,12 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 	if err := sim.SetDesired(doc, `"7-1"`); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "pool-a is patched to 2", 30*time.Second, func() bool { return replicasOf(t, mds, "pool-a") == 2 })
+	waitFor(t, "pool-a is patched to 2", 9*time.Second, func() bool { return replicasOf(t, mds, "pool-a") == 2 })
 	doc.Revision = 8
 	if err := sim.SetDesired(doc, `"8-1"`); err != nil {
 		t.Fatal(err)
 	}
-	b := waitBeatWithin(t, sim, 30*time.Second, func(b platformsim.Beat) bool {
+	b := waitBeatWithin(t, sim, 9*time.Second, func(b platformsim.Beat) bool {
 		a, ok := findAction(actionsOf(b), "heal", dead.Name)
 		return ok && a.Revision == 8
 	})

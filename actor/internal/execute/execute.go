@@ -101,7 +101,7 @@ func (e *Executor) Execute(ctx context.Context, doc desired.Document) bool {
 	// Capacity first, then version rolls, then disruption: the healer
 	// counts the machines the earlier steps set deleting, and those this
 	// pass's scale-downs and roll take down before machine-controller
-	// marks them.
+	// marks them (takedowns.in).
 	retry, removing := false, takedowns{}
 	if x.Scaling {
 		retry, removing = e.scale(ctx, doc)

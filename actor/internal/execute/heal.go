@@ -12,7 +12,8 @@ import (
 
 // heal runs one healing pass: the unwedge first, so it fires even when nothing
 // new is unhealthy, then detection and the deletes it allows. removing is
-// what this pass's scale-downs and roll take down, counted as in flight.
+// what this pass's scale-downs and roll take down; with the Machines past
+// each pool's count (takedowns.in), it counts as in flight.
 func (e *Executor) heal(ctx context.Context, doc desired.Document, removing takedowns) {
 	if err := e.ensure(ctx, true); err != nil {
 		e.Log.Warn("Healing skipped this pass: cannot read the cluster; retrying next poll", "err", err)
@@ -21,7 +22,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 	w := e.cached(true)
 	now := e.now()
 	o := w.observed(e.Namespace)
-	o.Removing = removing.in(w)
+	o.Removing, o.Surplus = removing.in(w)
 	for _, a := range e.HealMemory.Settle(o, doc.Revision) {
 		e.Store.Upsert(a)
 	}
@@ -43,7 +44,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 		}
 		w = fresh
 		o = w.observed(e.Namespace)
-		o.Removing = removing.in(w)
+		o.Removing, o.Surplus = removing.in(w)
 		cached := d
 		if d = heal.Decide(o, policy, e.HealMemory, now); !slices.Equal(deleted(cached), deleted(d)) {
 			// Someone else's delete (machine-controller's join timeout, a

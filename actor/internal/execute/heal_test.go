@@ -1047,53 +1047,89 @@ func TestHeal_AScaleDownCountsEveryLiveMachinePastItsNewCount(t *testing.T) {
 // A Machine past its pool's spec.replicas is one machine-controller has yet
 // to take down: a scale-down of an earlier pass it lags behind, someone
 // else's, a roll's surge. It counts as in flight in every pass until the
-// controller marks it deleting, not only in the pass that lowered the count.
+// controller marks it deleting, not only in the pass that lowered the count;
+// then it counts once, as deleting. A heal in that same pool takes the place
+// of one such Machine (the controller has one fewer to remove), so it only
+// needs the budget not to be overdrawn.
 func TestHeal_MachinesPastTheirPoolsCountAreInFlightUntilMarked(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		replicasA    int64 // pool-a has 3 live Machines, node-1's NotReady
-		replicasB    int64 // pool-b has 2 live Machines, both Ready
+		replicasB    int64 // pool-b has 2 Machines, both Ready
+		deletingB    bool  // pool-b-m2 is already deleting
+		overlap      bool  // pool-a's MachineSet owns pool-a-m4, which pool-b's selector matches
 		maxUnhealthy int
-		scaleATo     int // a scale of pool-a this pass; 0 sends none
-		patchErr     error
+		scaleTo      map[string]int // this pass's scale patches
+		patchErr     error          // what each of them answers
 		wantDelete   bool
 		wantInFlight string
 	}{
-		{"control: every pool at its count heals", 3, 2, 1, 0, nil, true, ""},
-		{"one live Machine past pool-a's count uses a budget of 1", 2, 2, 1, 0, nil, false,
-			"1 disruption(s) already in flight (maxUnhealthy 1)"},
-		{"one past another pool's count uses it too", 3, 1, 1, 0, nil, false,
-			"1 disruption(s) already in flight (maxUnhealthy 1)"},
-		{"two past, one per pool, use a budget of 2", 2, 1, 2, 0, nil, false,
-			"2 disruption(s) already in flight (maxUnhealthy 2)"},
-		{"one past leaves 1 of a budget of 2", 2, 2, 2, 0, nil, true, ""},
-		// pool-a read at 2 after this pass's patch to 2 from 3: the one
+		{name: "control: every pool at its count heals", replicasA: 3, replicasB: 2, maxUnhealthy: 1, wantDelete: true},
+		{name: "one past another pool's count uses a budget of 1", replicasA: 3, replicasB: 1, maxUnhealthy: 1,
+			wantInFlight: "1 disruption(s) already in flight (maxUnhealthy 1)"},
+		{name: "one past another pool's count leaves 1 of a budget of 2", replicasA: 3, replicasB: 1, maxUnhealthy: 2,
+			wantDelete: true},
+		{name: "a heal takes the place of one past its own pool's count", replicasA: 2, replicasB: 2, maxUnhealthy: 1,
+			wantDelete: true},
+		{name: "one past its own pool's and one past another's overdraw a budget of 1", replicasA: 2, replicasB: 1,
+			maxUnhealthy: 1, wantInFlight: "2 disruption(s) already in flight (maxUnhealthy 1)"},
+		{name: "one past its own pool's and one past another's use a budget of 2", replicasA: 2, replicasB: 1,
+			maxUnhealthy: 2, wantDelete: true},
+		// machine-controller counts a Machine under its MachineSet: whatever
+		// else matches it is not past its own count for it.
+		{name: "a Machine counts for the pool whose MachineSet owns it alone", replicasA: 4, replicasB: 2, overlap: true,
+			maxUnhealthy: 1, wantDelete: true},
+		// pool-b's deleting Machine counts as deleting, and not again as
+		// one past the count: 1 in flight, not 2.
+		{name: "once marked deleting it counts once", replicasA: 3, replicasB: 1, deletingB: true, maxUnhealthy: 2,
+			wantDelete: true},
+		{name: "once marked deleting it still counts", replicasA: 3, replicasB: 1, deletingB: true, maxUnhealthy: 1,
+			wantInFlight: "1 disruption(s) already in flight (maxUnhealthy 1)"},
+		// pool-b read at 1 after this pass's patch to 1 from 2: the one
 		// Machine the patch removes is counted once, not once for the patch
 		// and once more for the count the read shows.
-		{"a pool this pass scales down counts once", 3, 2, 2, 2, nil, true, ""},
-		// The patch to 3 timed out: it may have landed, and it may not.
-		{"a scale-up that may not have landed leaves the Machine past the count read", 2, 2, 1, 3,
-			context.DeadlineExceeded, false, "1 disruption(s) already in flight (maxUnhealthy 1)"},
+		{name: "a pool this pass scales down counts once", replicasA: 3, replicasB: 2, maxUnhealthy: 2,
+			scaleTo: map[string]int{"pool-b": 1}, wantDelete: true},
+		// The patch to 2 timed out: it may have landed, and it may not.
+		{name: "a scale-up that may not have landed leaves the Machine past the count read", replicasA: 3, replicasB: 1,
+			maxUnhealthy: 1, scaleTo: map[string]int{"pool-b": 2}, patchErr: context.DeadlineExceeded,
+			wantInFlight: "1 disruption(s) already in flight (maxUnhealthy 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHealHarness(t, poolMD("pool-a", tc.replicasA), poolMD("pool-b", tc.replicasB))
+			b2 := machine("pool-b-m2", "pool-b", "node-5")
+			if tc.deletingB {
+				b2 = deleting(b2)
+			}
 			h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"),
-				machine("pool-a-m3", "pool-a", "node-3"),
-				machine("pool-b-m1", "pool-b", "node-4"), machine("pool-b-m2", "pool-b", "node-5"))
+				machine("pool-a-m3", "pool-a", "node-3"), machine("pool-b-m1", "pool-b", "node-4"), b2)
+			if tc.overlap {
+				m4 := machine("pool-a-m4", "pool-b", "node-6")
+				m4.MachineSets = []string{"pool-a-6d8f9b7c4"}
+				h.world.add(m4)
+				h.world.addNodes(node("node-6", "True", start.Add(-time.Hour)))
+			}
 			h.world.addNodes(node("node-1", "False", start.Add(-10*time.Minute)))
 			for _, n := range []string{"node-2", "node-3", "node-4", "node-5"} {
 				h.world.addNodes(node(n, "True", start.Add(-time.Hour)))
 			}
-			h.patcher.err["pool-a"] = tc.patchErr
 			doc := healing(7, healPolicy(tc.maxUnhealthy, 0))
-			if tc.scaleATo > 0 {
+			if len(tc.scaleTo) > 0 {
 				doc.Execution.Scaling = true
-				doc.WorkerPools = []desired.Pool{pool("pool-a", tc.scaleATo), pool("pool-b", int(tc.replicasB))}
+				doc.WorkerPools = nil
+				for _, name := range []string{"pool-a", "pool-b"} {
+					n, ok := tc.scaleTo[name]
+					if !ok {
+						n = 3 // pool-a's count: no patch
+					}
+					doc.WorkerPools = append(doc.WorkerPools, pool(name, n))
+					h.patcher.err[name] = tc.patchErr
+				}
 			}
 
 			h.exec.Execute(t.Context(), doc)
-			if tc.scaleATo > 0 && len(h.patcher.patches) != 1 {
-				t.Fatalf("patches %+v, want the one scale-down of pool-a", h.patcher.patches)
+			if len(h.patcher.patches) != len(tc.scaleTo) {
+				t.Fatalf("patches %+v, want %d", h.patcher.patches, len(tc.scaleTo))
 			}
 			want := report{"pool-a-m1", wire.StatusDone, 7, "deleted Machine"}
 			if !tc.wantDelete {

@@ -114,13 +114,14 @@ func (c *checker) checkMachineDelete(wr *write) {
 	c.checkNotJoined(wr, m)
 	c.checkLocalLimits(wr, m, pool)
 	limit := c.ref.policy.maxUnhealthy
+	wr.inPlace = c.replaces(m)
 	switch {
 	case c.ref.storm:
 		c.fail("2 (storm)", "%s during a storm: %d workers down (%d candidates, %d unbacked) > maxUnhealthy %d",
 			wr, c.ref.down, len(c.ref.candidates), c.ref.unbacked, limit)
 	case !c.ref.candidates[m.name]:
 		c.fail("2 (disruption)", "%s deletes a Machine that is not unhealthy", wr)
-	case c.ref.inFlight+c.takingDown()+c.healed >= limit:
+	case c.inFlightAfter(m, wr.inPlace) > limit:
 		c.fail("2 (disruption)", "%s with %d deleting before the pass, %d yet to be taken down and %d deleted in it: maxUnhealthy %d",
 			wr, c.ref.inFlight, c.takingDown(), c.healed, limit)
 	}
@@ -192,11 +193,32 @@ func (c *checker) checkPodDelete(wr *write) {
 func (c *checker) takingDown() int {
 	n := 0
 	for _, d := range c.w.mds {
-		past := 0
-		if d.replicas != nil {
-			past = max(c.w.ownedLive(d)-int(*d.replicas), 0)
-		}
-		n += max(past, c.removed[d.name])
+		n += max(c.past(d), c.removed[d.name])
+	}
+	return n
+}
+
+// past counts d's live Machines past its spec.replicas.
+func (c *checker) past(d *md) int {
+	if d.replicas == nil {
+		return 0
+	}
+	return max(c.w.ownedLive(d)-max(int(*d.replicas), 0), 0)
+}
+
+// replaces says m's pool has more Machines past its count than this
+// step's patches take down: once m's delete lands, machine-controller has
+// one fewer of them to remove, so the delete takes that one's place.
+func (c *checker) replaces(m *machine) bool {
+	d := c.w.md(c.w.owner(m))
+	return d != nil && c.past(d) > c.removed[d.name]
+}
+
+// inFlightAfter is how many Machines are in flight once m's delete lands.
+func (c *checker) inFlightAfter(m *machine, replaces bool) int {
+	n := c.ref.inFlight + c.takingDown() + c.healed + 1
+	if replaces {
+		n--
 	}
 	return n
 }
