@@ -90,7 +90,7 @@ func (r Resolver) Candidates(machineLabels map[string]string, machineSets []stri
 }
 
 // Owners returns the pools the Machine's MachineSet owners name, in the
-// owners' order: the pools whose MachineSets count the Machine among
+// owners' order: the pools whose MachineSets may count the Machine among
 // their replicas, whatever other selectors match it.
 func (r Resolver) Owners(machineSets []string) []string {
 	var out []string

@@ -22,7 +22,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 	w := e.cached(true)
 	now := e.now()
 	o := w.observed(e.Namespace)
-	o.Removing, o.Surplus = removing.in(w)
+	o.Removing = removing.in(w)
 	for _, a := range e.HealMemory.Settle(o, doc.Revision) {
 		e.Store.Upsert(a)
 	}
@@ -44,7 +44,7 @@ func (e *Executor) heal(ctx context.Context, doc desired.Document, removing take
 		}
 		w = fresh
 		o = w.observed(e.Namespace)
-		o.Removing, o.Surplus = removing.in(w)
+		o.Removing = removing.in(w)
 		cached := d
 		if d = heal.Decide(o, policy, e.HealMemory, now); !slices.Equal(deleted(cached), deleted(d)) {
 			// Someone else's delete (machine-controller's join timeout, a

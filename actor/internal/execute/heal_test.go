@@ -1048,9 +1048,9 @@ func TestHeal_AScaleDownCountsEveryLiveMachinePastItsNewCount(t *testing.T) {
 // to take down: a scale-down of an earlier pass it lags behind, someone
 // else's, a roll's surge. It counts as in flight in every pass until the
 // controller marks it deleting, not only in the pass that lowered the count;
-// then it counts once, as deleting. A heal in that same pool takes the place
-// of one such Machine (the controller has one fewer to remove), so it only
-// needs the budget not to be overdrawn.
+// then it counts once, as deleting. A heal in that same pool gets no
+// discount: a MachineSet not yet lowered, or a roll's new one, would
+// recreate the Machine it deletes.
 func TestHeal_MachinesPastTheirPoolsCountAreInFlightUntilMarked(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -1069,14 +1069,18 @@ func TestHeal_MachinesPastTheirPoolsCountAreInFlightUntilMarked(t *testing.T) {
 			wantInFlight: "1 disruption(s) already in flight (maxUnhealthy 1)"},
 		{name: "one past another pool's count leaves 1 of a budget of 2", replicasA: 3, replicasB: 1, maxUnhealthy: 2,
 			wantDelete: true},
-		{name: "a heal takes the place of one past its own pool's count", replicasA: 2, replicasB: 2, maxUnhealthy: 1,
-			wantDelete: true},
+		{name: "one past the dead worker's own pool's count uses a budget of 1", replicasA: 2, replicasB: 2,
+			maxUnhealthy: 1, wantInFlight: "1 disruption(s) already in flight (maxUnhealthy 1)"},
 		{name: "one past its own pool's and one past another's overdraw a budget of 1", replicasA: 2, replicasB: 1,
 			maxUnhealthy: 1, wantInFlight: "2 disruption(s) already in flight (maxUnhealthy 1)"},
 		{name: "one past its own pool's and one past another's use a budget of 2", replicasA: 2, replicasB: 1,
-			maxUnhealthy: 2, wantDelete: true},
-		// machine-controller counts a Machine under its MachineSet: whatever
-		// else matches it is not past its own count for it.
+			maxUnhealthy: 2, wantInFlight: "2 disruption(s) already in flight (maxUnhealthy 2)"},
+		{name: "one past its own pool's and one past another's leave 1 of a budget of 3", replicasA: 2, replicasB: 1,
+			maxUnhealthy: 3, wantDelete: true},
+		// machine-controller counts a Machine under its MachineSet: pool-a
+		// has 4 Machines, pool-b's selector matches one of them but has 2.
+		{name: "a Machine counts for the pool whose MachineSet owns it", replicasA: 3, replicasB: 2, overlap: true,
+			maxUnhealthy: 1, wantInFlight: "1 disruption(s) already in flight (maxUnhealthy 1)"},
 		{name: "a Machine counts for the pool whose MachineSet owns it alone", replicasA: 4, replicasB: 2, overlap: true,
 			maxUnhealthy: 1, wantDelete: true},
 		// pool-b's deleting Machine counts as deleting, and not again as

@@ -112,8 +112,11 @@ func (w world) owner(m *cluster.Machine) string {
 
 // live counts, by pool, the Machines that are not deleting, as
 // machine-controller counts them: under the pool their MachineSet owner
-// names. One with no such owner, which a MachineSet may yet adopt, counts
-// for every pool whose selector matches it.
+// names, not under another pool whose selector also matches (every owner
+// reference counts, where the controller counts only the controlling one:
+// a second reference can only raise a count). One with no such owner,
+// which a MachineSet may yet adopt, counts for every pool whose selector
+// matches it.
 func (w world) live() map[string]int {
 	n := make(map[string]int, len(w.mds))
 	for _, m := range w.machines {
@@ -155,33 +158,26 @@ func (t *takedowns) add(p scale.Patch, sent bool, err error) {
 // lowered the count and whenever: a scale-down of an earlier pass that it
 // lags behind, a patch of this pass that did not land after all, a roll's
 // surge. Only once it marks them deleting does a read show them in flight.
-//
-// surplus is, by pool, how many more Machines are past spec.replicas than
-// the patches take down: a heal of one of the pool's Machines leaves the
-// controller one fewer of those to remove (heal.Observed.Surplus).
-func (t takedowns) in(w world) (n int, surplus map[string]int) {
+func (t takedowns) in(w world) int {
 	live := w.live()
 	patches := map[string]int{}
 	maps.Copy(patches, t.rolled)
 	for _, p := range t.scaled {
 		patches[p.MD] += p.Removes(live[p.MD])
 	}
-	surplus = map[string]int{}
+	n := 0
 	for name, r := range w.mds {
 		past := 0
 		if r.Replicas != nil {
 			past = max(live[name]-int(max(*r.Replicas, 0)), 0)
 		}
 		n += max(past, patches[name])
-		if past > patches[name] {
-			surplus[name] = past - patches[name]
-		}
 		delete(patches, name)
 	}
 	for _, k := range patches { // a pool the read no longer shows
 		n += k
 	}
-	return n, surplus
+	return n
 }
 
 func poolLabels(r *cluster.MachineDeployment) refuse.PoolLabels {

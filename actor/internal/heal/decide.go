@@ -3,7 +3,6 @@ package heal
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +53,8 @@ type Decision struct {
 	// (docs/contract.md#g-12): an outage that is not machine-backed is still an
 	// outage.
 	Unbacked []string
-	// InFlight counts the Machines already being deleted, by anyone.
+	// InFlight counts the Machines already being deleted, by anyone, and
+	// those machine-controller has yet to take down (Observed.Removing).
 	InFlight int
 	Storm    bool
 	// Limited is the report that the local limits replaced part of the
@@ -100,19 +100,11 @@ func Decide(o Observed, p Policy, mem *Memory, now time.Time) Decision {
 	}
 	budget := p.MaxUnhealthy - d.InFlight
 	healed := map[string]time.Time{} // heals this pass plans, for the cooldown of the next candidate
-	surplus := maps.Clone(o.Surplus)
 	for _, c := range cands {
-		replaces := surplus[c.Machine.Pool] > 0
-		st := decideOne(c, o, p, mem, now, budget, replaces, d.InFlight, healed)
-		switch {
-		case st.Delete == nil:
-		case replaces:
-			surplus[c.Machine.Pool]--
-		default:
+		st := decideOne(c, o, p, mem, now, budget, d.InFlight, healed)
+		if st.Delete != nil {
 			budget--
 			d.InFlight++
-		}
-		if st.Delete != nil {
 			healed[st.Delete.Pool] = now
 		}
 		d.Steps = append(d.Steps, st)
@@ -170,12 +162,7 @@ func withTracked(o Observed, mem *Memory) Observed {
 
 // decideOne walks the docs/contract.md#heal-decisions table for one candidate;
 // the first row that applies wins.
-//
-// replaces says the candidate's pool has Machines past its spec.replicas
-// that machine-controller has yet to remove (Observed.Surplus): deleting
-// this one takes the place of one of them, so it needs only a budget not
-// overdrawn, where any other delete needs one left.
-func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, budget int, replaces bool, inFlight int, healed map[string]time.Time) Step {
+func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, budget, inFlight int, healed map[string]time.Time) Step {
 	m := c.Machine
 	report := func(status, detail string) Step {
 		return Step{Action: action(m.Name, status, detail, p.Revision)}
@@ -193,7 +180,7 @@ func decideOne(c Candidate, o Observed, p Policy, mem *Memory, now time.Time, bu
 			"refusing: pool %q is managed by cluster-autoscaler (annotation %s)", m.Pool, md.Autoscaler))
 	case !p.Named[m.Pool]:
 		return report(wire.StatusFailed, fmt.Sprintf("refusing: %s; %s", unnamed(p, m.Pool), steady(c)))
-	case budget < 0, budget == 0 && !replaces:
+	case budget <= 0:
 		return report(wire.StatusPending, fmt.Sprintf(
 			"waiting: %d disruption(s) already in flight (maxUnhealthy %d); %s", inFlight, p.MaxUnhealthy, steady(c)))
 	}

@@ -3,7 +3,6 @@ package heal
 import (
 	"maps"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -777,49 +776,5 @@ func TestMemory_SettleReportsALostDeleteThatLandedAsDone(t *testing.T) {
 	}
 	if len(mem.Unsure) != 0 {
 		t.Errorf("unsure after a read settled every one: %v", mem.Unsure)
-	}
-}
-
-// A pool past its spec.replicas has Machines machine-controller is yet to
-// remove. Deleting one of its Machines leaves it one fewer to remove, so
-// the heal takes that one's place in the budget rather than adding to it;
-// each surplus Machine is taken once. With a surplus of 1 in the dead
-// workers' pool and 1 elsewhere under maxUnhealthy 2, the first dead worker
-// heals and the second waits; without the pool's surplus, both wait.
-func TestHeal_AHealTakesThePlaceOfOneOfItsPoolsSurplusOnce(t *testing.T) {
-	down := now.Add(-5 * time.Minute)
-	o := Observed{
-		Machines: []Machine{machine("m1", "workers", "n1"), machine("m2", "workers", "n2")},
-		Nodes:    nodesOf(notReady("n1", down), notReady("n2", down)),
-		MDs:      workerPools("workers"),
-		Removing: 2,
-	}
-	p := with(policy(), func(p *Policy) { p.MaxUnhealthy, p.Cooldown = 2, 0 })
-	for _, tc := range []struct {
-		name    string
-		surplus map[string]int
-		deletes []string
-	}{
-		{"a surplus of 1 in the pool", map[string]int{"workers": 1, "other": 1}, []string{"m1"}},
-		{"control: the surplus is another pool's", map[string]int{"other": 2}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			o.Surplus = tc.surplus
-			d := Decide(o, p, oldMemory(), now)
-			var deletes []string
-			for _, st := range d.Steps {
-				if st.Delete != nil {
-					deletes = append(deletes, st.Delete.Machine)
-				} else if !strings.Contains(st.Action.Detail, "2 disruption(s) already in flight (maxUnhealthy 2)") {
-					t.Errorf("%s waits with %q, want the 2 in flight", st.Action.Target, st.Action.Detail)
-				}
-			}
-			if !slices.Equal(deletes, tc.deletes) || d.InFlight != 2 {
-				t.Errorf("deletes %v with %d in flight, want %v with 2", deletes, d.InFlight, tc.deletes)
-			}
-			if tc.surplus["workers"] == 1 && o.Surplus["workers"] != 1 {
-				t.Error("Decide changed the surplus it was given")
-			}
-		})
 	}
 }

@@ -76,13 +76,11 @@ type Observed struct {
 	// down: those past their pool's spec.replicas, and those this pass's
 	// scale-downs and roll take down. It marks them deleting only once it
 	// gets to them, so no read shows them yet, and they count as in flight.
+	// A heal in a pool past its count counts in full too: deleting one of
+	// the pool's Machines need not leave the controller one fewer to
+	// remove, as a MachineSet not yet lowered, or the new one of a roll,
+	// recreates it.
 	Removing int
-	// Surplus is, by pool, how many of those are live Machines past the
-	// pool's spec.replicas that no patch of this pass accounts for. A heal
-	// of one of the pool's Machines leaves machine-controller one fewer of
-	// them to remove: it takes the place of one, and adds nothing to what
-	// is in flight.
-	Surplus map[string]int
 }
 
 // Policy is the effective healing policy of one desired revision.

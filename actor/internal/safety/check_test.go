@@ -152,9 +152,6 @@ func (c *checker) answered(wr write) {
 		switch {
 		case wr.err == nil && m != nil:
 			c.totals.healDeletes++
-			if wr.inPlace {
-				c.totals.healsInPlace++
-			}
 			c.healed++
 			c.deleted[wr.name] = deletion{node: c.w.followedNode(m), at: c.w.now}
 			c.lastHeal[c.w.poolOf(m)] = c.w.now
@@ -304,11 +301,10 @@ type totals struct {
 	lostBesideHeal                                             int // scale-downs and rolls applied, their answer lost, while healing had a candidate
 	lostHeals                                                  int // heal deletes applied, their answer lost
 	pastCountBesideHeal                                        int // steps that began with Machines past a pool's count while healing had a candidate
-	healsInPlace                                               int // heal deletes in a pool past its count, taking the place of one of its Machines
 }
 
 func (t totals) String() string {
-	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs (%d from an unread count) and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; steps with Machines past a pool's count beside a heal candidate %d (heals in place of one %d); %s",
+	return fmt.Sprintf("steps %d (a cache lagged in %d); MD patches %d (kubelet %d; %d scale-downs (%d from an unread count) and %d rolls taking Machines down beside a heal candidate; %d of them with the answer lost); heal deletes %d (%d more with the answer lost); unwedges %d (pods force-deleted %d); storm refusals %d; fence refusals %d; unlinked held %d; limited %d; reads of a control plane mid-upgrade %d; steps with Machines past a pool's count beside a heal candidate %d; %s",
 		t.steps, t.lagged, t.patches, t.kubeletPatches, t.scaleDownsBesideHeal, t.unreadBesideHeal, t.rollsBesideHeal, t.lostBesideHeal, t.healDeletes, t.lostHeals, t.unwedges, t.podDeletes, t.stormRefusals, t.fenceRefusals,
-		t.unlinkedHeld, t.limited, t.cpMixed, t.pastCountBesideHeal, t.healsInPlace, t.versions)
+		t.unlinkedHeld, t.limited, t.cpMixed, t.pastCountBesideHeal, t.versions)
 }

@@ -114,14 +114,13 @@ func (c *checker) checkMachineDelete(wr *write) {
 	c.checkNotJoined(wr, m)
 	c.checkLocalLimits(wr, m, pool)
 	limit := c.ref.policy.maxUnhealthy
-	wr.inPlace = c.replaces(m)
 	switch {
 	case c.ref.storm:
 		c.fail("2 (storm)", "%s during a storm: %d workers down (%d candidates, %d unbacked) > maxUnhealthy %d",
 			wr, c.ref.down, len(c.ref.candidates), c.ref.unbacked, limit)
 	case !c.ref.candidates[m.name]:
 		c.fail("2 (disruption)", "%s deletes a Machine that is not unhealthy", wr)
-	case c.inFlightAfter(m, wr.inPlace) > limit:
+	case c.ref.inFlight+c.takingDown()+c.healed >= limit:
 		c.fail("2 (disruption)", "%s with %d deleting before the pass, %d yet to be taken down and %d deleted in it: maxUnhealthy %d",
 			wr, c.ref.inFlight, c.takingDown(), c.healed, limit)
 	}
@@ -204,21 +203,4 @@ func (c *checker) past(d *md) int {
 		return 0
 	}
 	return max(c.w.ownedLive(d)-max(int(*d.replicas), 0), 0)
-}
-
-// replaces says m's pool has more Machines past its count than this
-// step's patches take down: once m's delete lands, machine-controller has
-// one fewer of them to remove, so the delete takes that one's place.
-func (c *checker) replaces(m *machine) bool {
-	d := c.w.md(c.w.owner(m))
-	return d != nil && c.past(d) > c.removed[d.name]
-}
-
-// inFlightAfter is how many Machines are in flight once m's delete lands.
-func (c *checker) inFlightAfter(m *machine, replaces bool) int {
-	n := c.ref.inFlight + c.takingDown() + c.healed + 1
-	if replaces {
-		n--
-	}
-	return n
 }

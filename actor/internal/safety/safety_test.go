@@ -70,7 +70,6 @@ func TestSafety_TenThousandRandomScenarios(t *testing.T) {
 		"scale-downs and rolls beside a heal candidate, their answer lost": tot.lostBesideHeal,
 		"heal deletes with their answer lost":                              tot.lostHeals,
 		"Machines past a pool's count beside a heal candidate":             tot.pastCountBesideHeal,
-		"heals in place of a Machine past its pool's count":                tot.healsInPlace,
 	} {
 		if n == 0 {
 			t.Errorf("no %s in %d scenarios: the stimuli no longer reach that path", name, count)

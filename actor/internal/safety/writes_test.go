@@ -21,7 +21,6 @@ type write struct {
 	shrinks  int64   // how far that lowers spec.replicas as it stood
 	unread   bool    // spec.replicas as it stood was unreadable
 	takes    int     // how many Machines a kubelet patch lets machine-controller take down at once
-	inPlace  bool    // a Machine delete takes the place of one past its pool's count
 	kubelet  *string // a patch's spec.template.spec.versions.kubelet
 	badBody  error   // a patch body that is not one of the two the actor may send
 	granted  bool    // it arrived under a live fence grant

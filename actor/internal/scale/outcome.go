@@ -16,7 +16,7 @@ type Patch struct {
 }
 
 // Removes is how many Machines p takes down once it lands, against live,
-// the Machines not yet deleting that its pool could own on the heal's read:
+// the Machines not yet deleting that count in its pool on the heal's read:
 // machine-controller marks them deleting only once the patch reaches it,
 // so healing in the same pass counts them as in flight. machine-controller
 // scales the Machines to the new count, not by the drop in spec.replicas:
