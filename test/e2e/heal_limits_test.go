@@ -26,10 +26,7 @@ import (
 func TestHeal_LocalMaxInFlightHoldsAgainstADocumentAskingForMore(t *testing.T) {
 	start := time.Now()
 	world, _ := machineWorld(t)
-	if err := world.CreatePool(ctxT(t), "pool-a", 4, clustersim.PoolOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "pool-a has 4 Ready workers", time.Minute, func() bool { return readyReplacement(t, world, "pool-a", 4, "") })
+	readyPool(t, world, "pool-a", 4, clustersim.PoolOptions{})
 	dead := poolMachines(t, world, "pool-a")
 	for _, m := range dead {
 		if err := world.SetNodeCondition(ctxT(t), m.Node, corev1.ConditionUnknown, time.Now().Add(-10*time.Minute)); err != nil {

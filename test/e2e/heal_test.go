@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubehz.dev/agent/test/clustersim"
+	"kubehz.dev/agent/test/kube"
 	"kubehz.dev/agent/test/platformsim"
 )
 
@@ -65,6 +67,16 @@ func readyReplacement(t *testing.T, world *clustersim.World, pool string, want i
 		}
 	}
 	return n == want
+}
+
+// readyPool creates pool with n workers and waits until all n are Ready.
+func readyPool(t *testing.T, world *clustersim.World, pool string, n int64, opts clustersim.PoolOptions) {
+	t.Helper()
+	if err := world.CreatePool(ctxT(t), pool, n, opts); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, fmt.Sprintf("%s has %d Ready workers", pool, n), time.Minute,
+		func() bool { return readyReplacement(t, world, pool, int(n), "") })
 }
 
 // placeStuckPods puts n pods on node in a namespace of the test's own and
@@ -192,10 +204,7 @@ func TestHeal_DeadAndJoinlessWorkersAreReplacedAndStuckPodsForceDeletedOnce(t *t
 func TestHeal_StormBrakeDeletesNothingUntilTheLimitAllows(t *testing.T) {
 	start := time.Now()
 	world, _ := machineWorld(t)
-	if err := world.CreatePool(ctxT(t), "pool-a", 3, clustersim.PoolOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "pool-a has 3 Ready workers", time.Minute, func() bool { return readyReplacement(t, world, "pool-a", 3, "") })
+	readyPool(t, world, "pool-a", 3, clustersim.PoolOptions{})
 	dead := poolMachines(t, world, "pool-a")
 	for _, m := range dead {
 		if err := world.SetNodeCondition(ctxT(t), m.Node, corev1.ConditionUnknown, time.Now().Add(-10*time.Minute)); err != nil {
@@ -336,6 +345,27 @@ func withoutMachineDelete(t *testing.T) {
 	})
 }
 
+// freezeMachineController stops machine-controller (SIGSTOP) until thaw,
+// or the end of the test: a controller that lags, acting on nothing.
+func freezeMachineController(t *testing.T, world *clustersim.World) (mc *kube.Process, thaw func()) {
+	t.Helper()
+	mc = world.Controllers.MachineController()
+	if err := mc.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	thaw = func() {
+		if !thawed {
+			thawed = true
+			if err := mc.Thaw(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(thaw)
+	return mc, thaw
+}
+
 // TestHeal_WaitsForWhatARollOfTheSamePassTakesDown: machine-controller
 // takes a roll's first Machines down only once the patch reaches it, so a
 // read in the pass that sends the patch need not show them deleting; that
@@ -366,11 +396,7 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 		{"pool-b", 1, clustersim.PoolOptions{Kubelet: "v1.35.6"}},
 		{"pool-c", 1, clustersim.PoolOptions{Kubelet: "v1.35.5"}},
 	} {
-		if err := world.CreatePool(ctx, p.name, p.replicas, p.opts); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, p.name+" has its Ready workers", time.Minute,
-			func() bool { return readyReplacement(t, world, p.name, int(p.replicas), "") })
+		readyPool(t, world, p.name, p.replicas, p.opts)
 	}
 	dead, oldC := poolMachines(t, world, "pool-b")[0], poolMachines(t, world, "pool-c")[0]
 	if err := world.SetNodeCondition(ctx, dead.Node, corev1.ConditionUnknown, time.Now().Add(-10*time.Minute)); err != nil {
@@ -399,20 +425,7 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 	// Without new Nodes the old MachineSet never goes below 1: the count
 	// stays at the 2 the roll takes down at once.
 	world.HoldJoins("pool-a", true)
-	mc := world.Controllers.MachineController()
-	if err := mc.Freeze(); err != nil {
-		t.Fatal(err)
-	}
-	thawed := false
-	thaw := func() {
-		if !thawed {
-			thawed = true
-			if err := mc.Thaw(); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	t.Cleanup(thaw)
+	mc, thaw := freezeMachineController(t, world)
 	doc.Revision = 8
 	doc.WorkerPools = []desiredPool{{Name: "pool-a", DesiredReplicas: 3}, {Name: "pool-b", DesiredReplicas: 1}, {Name: "pool-c", DesiredReplicas: 1}}
 	if err := sim.SetDesired(doc, `"8-1"`); err != nil {
@@ -475,16 +488,8 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 	start := time.Now()
 	world, mds := machineWorld(t)
 	ctx := ctxT(t)
-	for _, p := range []struct {
-		name     string
-		replicas int64
-	}{{"pool-a", 3}, {"pool-b", 1}} {
-		if err := world.CreatePool(ctx, p.name, p.replicas, clustersim.PoolOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, p.name+" has its Ready workers", time.Minute,
-			func() bool { return readyReplacement(t, world, p.name, int(p.replicas), "") })
-	}
+	readyPool(t, world, "pool-a", 3, clustersim.PoolOptions{})
+	readyPool(t, world, "pool-b", 1, clustersim.PoolOptions{})
 
 	sim := startSim(t, platformsim.Options{})
 	doc := desiredDoc{Revision: 6, Execution: map[string]any{"scaling": true},
@@ -506,20 +511,7 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 	// The freeze must stay within machine-controller's leader-election
 	// renew deadline (10 s), or it stops leading when thawed: the actor
 	// polls every second, and each wait below gives up at 9 s.
-	mc := world.Controllers.MachineController()
-	if err := mc.Freeze(); err != nil {
-		t.Fatal(err)
-	}
-	thawed := false
-	thaw := func() {
-		if !thawed {
-			thawed = true
-			if err := mc.Thaw(); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	t.Cleanup(thaw)
+	mc, thaw := freezeMachineController(t, world)
 	doc.Revision = 7
 	doc.Execution = map[string]any{"scaling": true, "healing": true}
 	doc.Healing = healPolicy(1)
