@@ -483,7 +483,7 @@ func TestHeal_WaitsForWhatARollOfTheSamePassTakesDown(t *testing.T) {
 // maxUnhealthy 1, and revision 8 asks again with nothing to patch. The
 // dead worker waits on the Machine machine-controller has yet to remove.
 // The control: thawed, machine-controller removes it, and the same dead
-// worker is healed.
+// worker is healed; that one delete must come after the thaw.
 func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) {
 	start := time.Now()
 	world, mds := machineWorld(t)
@@ -534,6 +534,7 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 			live++
 		}
 	}
+	thawedAt := time.Now()
 	thaw()
 	if live != 3 {
 		t.Fatalf("pool-a had %d live Machines when revision 8 was decided, want 3: machine-controller was not behind", live)
@@ -541,9 +542,6 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 	const waiting = "waiting: 1 disruption(s) already in flight (maxUnhealthy 1)"
 	if a, _ := findAction(actionsOf(b), "heal", dead.Name); a.Status != "pending" || !strings.HasPrefix(a.Detail, waiting) {
 		t.Errorf("the dead worker's first heal report of revision 8 is %+v, want pending with %q", a, waiting)
-	}
-	if got := deletes(t, start); len(got) != 0 {
-		t.Fatalf("the actor deleted %v while machine-controller had a Machine of pool-a to remove, under maxUnhealthy 1", got)
 	}
 
 	waitFor(t, "the dead worker is healed once machine-controller has scaled pool-a down", 2*time.Minute, func() bool {
@@ -553,4 +551,13 @@ func TestHeal_WaitsForAScaleDownMachineControllerHasYetToCarryOut(t *testing.T) 
 		got := deletes(t, start)
 		return len(got) == 1 && got[0] == "machines kube-system/"+dead.Name
 	})
+	// Thawed, machine-controller removes pool-a's surplus within
+	// milliseconds and the heal may follow before any check could run, so
+	// the delete is judged by when the apiserver received it.
+	for _, e := range actorRequests(t, start) {
+		if e.Verb == "delete" && e.ObjectRef != nil && e.RequestReceived.Before(thawedAt) {
+			t.Errorf("the actor deleted %s/%s while machine-controller was frozen with a Machine of pool-a to remove, under maxUnhealthy 1",
+				e.ObjectRef.Namespace, e.ObjectRef.Name)
+		}
+	}
 }
