@@ -18,6 +18,9 @@ import (
 var (
 	goodToken = "khz_agt_" + strings.Repeat("0123456789abcdef", 4)
 	badToken  = "khz_agt_" + strings.Repeat("0123456789ABCDEF", 4)
+	// pastedHex is goodToken's secret part: printed without its prefix, it
+	// has still leaked.
+	pastedHex = strings.TrimPrefix(goodToken, "khz_agt_")
 )
 
 // testEnv is a valid configuration pointing at p and at a kubeconfig that

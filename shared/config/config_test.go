@@ -176,7 +176,7 @@ func TestCommon_PrintableFormRedactsToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testkit.LogsRedacted(t, c, goodToken, tc.want, `"mdNamespace":"kube-system"`)
+			testkit.LogsRedacted(t, c, pastedHex, tc.want, `"mdNamespace":"kube-system"`)
 			if strings.Contains(c.AgentToken.String(), goodToken) {
 				t.Fatalf("the token prints itself: %s", c.AgentToken)
 			}

@@ -39,11 +39,13 @@ func TestMachinepool_CandidatesNamesEveryPoolThatCouldOwnTheMachine(t *testing.T
 	}
 }
 
-// Owners names only the pools of the Machine's MachineSet owners, whatever
-// the selectors match: the pools that count it among their replicas.
+// Owners names the pools of the Machine's MachineSet owners, each by its
+// MachineDeployment's whole name (workers-big's MachineSet is not workers'),
+// and only pools that exist.
 func TestMachinepool_OwnersNamesOnlyTheMachineSetOwnersPools(t *testing.T) {
 	r := NewResolver([]Claim{
 		{Name: "workers", Selector: labels.SelectorFromSet(labels.Set{"role": "worker"})},
+		{Name: "workers-big", Selector: labels.SelectorFromSet(labels.Set{"role": "worker", "size": "big"})},
 		{Name: "prod-cp", Selector: nil},
 	})
 	for _, tc := range []struct {
@@ -52,6 +54,8 @@ func TestMachinepool_OwnersNamesOnlyTheMachineSetOwnersPools(t *testing.T) {
 	}{
 		{[]string{"prod-cp-5c4b"}, []string{"prod-cp"}},
 		{[]string{"workers-7d9f"}, []string{"workers"}},
+		{[]string{"workers-big-7d9f"}, []string{"workers-big"}},
+		{[]string{"workers-7d9f", "prod-cp-5c4b"}, []string{"workers", "prod-cp"}},
 		{[]string{"gone-5c4b", "nodash"}, nil},
 		{nil, nil},
 	} {

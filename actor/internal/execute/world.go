@@ -135,7 +135,9 @@ func (w world) live() map[string]int {
 }
 
 // takedowns is what the scale-downs and the roll of a pass take down before
-// any read can show it: the heal of the same pass counts it as in flight.
+// any read can show it. The heal of the same pass counts it as in flight,
+// together with what machine-controller has yet to take down from before
+// (in).
 type takedowns struct {
 	// rolled is, by pool, what the roll this pass started may take down at
 	// once (upgrade.Patch.Removes).
