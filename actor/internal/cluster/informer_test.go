@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 // names returns the record names and their replica counts, -1 for unknown.
@@ -103,6 +105,10 @@ func TestCache_EnsureListsThenFollowsTheWatch(t *testing.T) {
 		t.Errorf("%d lists after two Ensures, want 1", n)
 	}
 
+	// A delete the fake makes before the informer's Watch is open is lost
+	// for good (it replays only the objects it still holds); Ensure returns
+	// once synced, which does not wait for the Watch.
+	testkit.Await(t, 10*time.Second, "the informer's watch", func() bool { return countVerb(client, "watch") > 0 })
 	mds := client.Resource(MachineDeploymentGVR).Namespace(testNamespace)
 	if _, err := mds.Create(t.Context(), machineDeployment(testNamespace, "pool-d", int64(4)), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create pool-d: %v", err)

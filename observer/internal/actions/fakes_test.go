@@ -46,7 +46,24 @@ func start(t *testing.T, objs ...runtime.Object) *harness {
 		Leases: kubeapitest.Reader[*kubeapi.Lease, *kubeapi.LeaseList](h.client.CoordinationV1().Leases(ns))}, ns, Names{ConfigMap: report.ConfigMapName, Lease: report.LeaseName}, h.clk, Options{Log: h.logs.Logger(), Notify: func() { h.notified.Add(1) }})
 	h.run = testkit.Start(t, patience, h.w.Run)
 	testkit.Await(t, patience, "caches to sync", h.w.HasSynced)
+	// The fake tracker replays to a watch opened after a List only the
+	// objects it still holds, so a delete between an informer's List and its
+	// Watch would be lost for good; HasSynced does not wait for the Watch.
+	testkit.Await(t, patience, "both watches", func() bool { return watches(h.client) >= 2 })
 	return h
+}
+
+// watches counts the watches client has opened. The fake records a watch
+// under the lock in which it registers it, so a counted watch sees every
+// later write.
+func watches(client *fake.Clientset) int {
+	n := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "watch" {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *harness) awaitActions(want []wire.Action) {
