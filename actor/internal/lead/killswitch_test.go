@@ -21,8 +21,9 @@ func deployment(namespace string) *appsv1.Deployment {
 	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: testDeployment}}
 }
 
-// startKillSwitch runs a KillSwitch until the test ends and returns it once its first
-// list has been handled.
+// startKillSwitch runs a KillSwitch, inside a synctest bubble, until the test
+// ends, and returns it once its first list has been handled and its watch is
+// open.
 func startKillSwitch(t *testing.T, client *fake.Clientset) *KillSwitch {
 	t.Helper()
 	g := NewKillSwitch(client, testNamespace, testDeployment, KillSwitchOptions{})
@@ -38,6 +39,10 @@ func startKillSwitch(t *testing.T, client *fake.Clientset) *KillSwitch {
 		<-stopped
 	})
 	receive(t, synced, 10*time.Second, "the first sync")
+	// The first sync does not wait for the informer's Watch, and the fake
+	// never replays a delete made before it opens: return once every
+	// goroutine of the bubble is blocked, the reflector in its Watch.
+	synctest.Wait()
 	return g
 }
 
