@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	"kubehz.dev/agent/shared/testkit"
 )
 
 func TestFault_ReplacesAnswers(t *testing.T) {
@@ -106,13 +109,32 @@ func TestFault_RecordsWhatWasSentButCountsNoBeat(t *testing.T) {
 func TestFault_HangUntilClientGivesUp(t *testing.T) {
 	h := start(t, Options{})
 	h.sim.SetFault(Fault{Hang: true, Count: 1})
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	// The client gives up only once the server holds the request: giving
+	// up on a timer could beat a loaded server to it, and leave the fault
+	// armed for the next request.
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.url+desiredPath, nil)
 	req.Header.Set("Authorization", "Bearer "+DefaultToken)
-	if resp, err := h.client.Do(req); err == nil {
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := h.client.Do(req)
+		if err != nil {
+			answered <- nil
+			return
+		}
 		resp.Body.Close()
-		t.Fatalf("hung request answered %d", resp.StatusCode)
+		answered <- fmt.Errorf("hung request answered %d", resp.StatusCode)
+	}()
+	testkit.Await(t, 10*time.Second, "the server to hold the request", func() bool { return len(h.sim.Requests()) == 1 })
+	select {
+	case err := <-answered:
+		t.Fatalf("the client returned while the server held its request: %v", err)
+	default:
+	}
+	cancel()
+	if err := <-answered; err != nil {
+		t.Fatal(err)
 	}
 	if r := h.sim.Requests()[0]; r.Status != 0 || !r.Faulted {
 		t.Errorf("hung record: status %d faulted %v", r.Status, r.Faulted)
