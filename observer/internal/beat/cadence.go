@@ -38,7 +38,10 @@ type State struct {
 type Decision struct {
 	Push bool
 	// Wait is Full after a push, otherwise the time until the next due push,
-	// never below one millisecond.
+	// never below one millisecond and never above Full: the loop marks itself
+	// alive on every turn, and its liveness deadline counts in full
+	// intervals, so a min-gap longer than the full interval must not put it
+	// to sleep past that deadline.
 	Wait time.Duration
 	// Reason names the deadline that fired or, when waiting, the one that
 	// will.
@@ -64,7 +67,7 @@ func Decide(s State, c Cadence, now time.Time) Decision {
 	if !due.After(now) {
 		return Decision{Push: true, Wait: c.Full, Reason: reason}
 	}
-	return Decision{Wait: max(due.Sub(now), minWait), Reason: reason}
+	return Decision{Wait: min(max(due.Sub(now), minWait), c.Full), Reason: reason}
 }
 
 func later(a, b time.Time) time.Time {

@@ -113,6 +113,12 @@ func TestDecide(t *testing.T) {
 			now:   at(-1 * s),
 			want:  Decision{Wait: 16 * s, Reason: ReasonChange},
 		},
+		{
+			name:  "a clock stepped back ten minutes still turns within the full interval",
+			state: State{LastPush: t0},
+			now:   at(-10 * 60 * s),
+			want:  Decision{Wait: 60 * s, Reason: ReasonPeriodic},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,5 +126,30 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Decide() = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// A min-gap longer than the full interval delays the beat, but not the
+// loop's turns: the liveness probe fails after three full intervals without
+// one, so a 55 s sleep under a 5 s full interval would restart a healthy
+// observer.
+func TestDecide_AMinGapPastTheFullIntervalStillTurnsEveryInterval(t *testing.T) {
+	c := Cadence{Full: 5 * time.Second, Debounce: 10 * time.Second, MinGap: 60 * time.Second}
+	t0 := time.Date(2026, 7, 6, 12, 0, 0, 0, time.UTC)
+	const s = time.Second
+	now := t0
+	st := State{LastPush: t0}
+	for now.Before(t0.Add(60 * s)) {
+		d := Decide(st, c, now)
+		if d.Push {
+			t.Fatalf("pushed at +%s, before the 60 s min-gap", now.Sub(t0))
+		}
+		if d.Wait != 5*s {
+			t.Fatalf("at +%s waits %s, want the 5 s full interval", now.Sub(t0), d.Wait)
+		}
+		now = now.Add(d.Wait)
+	}
+	if d := Decide(st, c, now); d != (Decision{Push: true, Wait: 5 * s, Reason: ReasonPeriodic}) {
+		t.Fatalf("at the min-gap: %+v, want a periodic push", d)
 	}
 }
