@@ -114,7 +114,7 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		final, result := e.deleteMachine(ctx, st)
 		e.Store.Upsert(final)
 		e.HealMemory.Record(st.Delete, final, result, e.now())
-		halted = result == heal.Failed || result == heal.Unsure
+		halted = result == heal.Failed || result == heal.Unsure || result == heal.Unsent
 		e.Log.Info("Heal", "machine", e.Namespace+"/"+st.Delete.Machine, "pool", st.Delete.Pool,
 			"status", final.Status, "detail", final.Detail)
 		news := e.news(final)
@@ -124,7 +124,7 @@ func (e *Executor) remediate(ctx context.Context, d heal.Decision, o heal.Observ
 		case heal.Unsure:
 			// Each may have landed, whatever the one before it said.
 			e.machineEvent(ctx, o, final, true, "KubehzHealFailed")
-		case heal.Failed:
+		case heal.Failed, heal.Unsent:
 			if news { // a refusal repeated after a cooldown was recorded the first time
 				e.machineEvent(ctx, o, final, true, "KubehzHealFailed")
 			}
@@ -189,7 +189,7 @@ func (e *Executor) deleteMachine(ctx context.Context, st heal.Step) (wire.Action
 	wctx, cancel, err := e.Fence.Write(ctx)
 	if err != nil {
 		a, _ := heal.Outcome(st, err, e.Namespace)
-		return a, heal.Failed // refused before sending: nothing can have landed
+		return a, heal.Unsent
 	}
 	defer cancel()
 	err = e.Deleter.DeleteMachine(wctx, e.Namespace, d.Machine, d.UID, d.ResourceVersion)

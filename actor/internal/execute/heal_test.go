@@ -642,6 +642,34 @@ func TestHeal_LostLeaseSendsNoDelete(t *testing.T) {
 	}
 }
 
+// A delete the write fence refuses was never sent. Unlike a delete the
+// apiserver refuses, it must not hold the Machine or start the pool's
+// cooldown: one Lease read that timed out would otherwise keep a dead
+// worker for a whole cooldown (here 900 s).
+func TestHeal_AFenceRefusalHoldsNothingForTheCooldown(t *testing.T) {
+	h := newHealHarness(t, poolMD("pool-a", 2))
+	down := start.Add(-10 * time.Minute)
+	h.world.add(machine("pool-a-m1", "pool-a", "node-1"), machine("pool-a-m2", "pool-a", "node-2"))
+	h.world.addNodes(node("node-1", "False", down), node("node-2", "True", down))
+	h.clock.set(start.Add(15 * time.Minute)) // past the new term's cooldown
+	doc := healing(7, healPolicy(1, 900))
+
+	h.fence.Err = errLostLease
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 0 {
+		t.Fatalf("machine deletes %+v with the fence refusing; want none", h.world.machineDeletes)
+	}
+	checkTyped(t, "fence refused", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusFailed, 7, "lost lease"}})
+
+	h.fence.Err = nil
+	h.clock.advance(30 * time.Second)
+	h.exec.Execute(t.Context(), doc)
+	if len(h.world.machineDeletes) != 1 {
+		t.Fatalf("machine deletes %+v 30 s after the fence recovered; want pool-a-m1", h.world.machineDeletes)
+	}
+	checkTyped(t, "fence recovered", wire.ActionHeal, h.store.Snapshot(), []report{{"pool-a-m1", wire.StatusDone, 7, "recreates"}})
+}
+
 // A Machine cache a moment behind the delete must not make the deleted
 // machine a candidate again: its done report stays for the revision.
 func TestHeal_LaggingMachineCacheKeepsTheDoneReport(t *testing.T) {

@@ -33,6 +33,13 @@ const (
 	// deleting, this term cannot tell its own delete from someone else's.
 	// A later read settles the report (Settle).
 	Unsure
+	// Unsent: the write fence refused before the delete was sent (the
+	// Lease or the actor's Deployment could not be confirmed), so nothing
+	// can have landed. The rest of the pass halts, as for Failed, but
+	// nothing is remembered: no cooldown and no hold on the Machine, since a
+	// Lease read that timed out once must not keep a dead worker for a
+	// whole cooldown. The next pass decides again.
+	Unsent
 )
 
 // Outcome is the report after step's delete was answered with err, and
