@@ -1,6 +1,7 @@
 package desired_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,6 +49,28 @@ func TestDecode_RepeatedKeyRejectsTheWholeDocument(t *testing.T) {
 		}
 		if d.Execution.Scaling || d.Revision != 0 {
 			t.Errorf("%s: a rejected document still carries %+v", body, d)
+		}
+	}
+}
+
+// A null reads as the key left out, as the apiserver reads one: a platform
+// written in Go sends null for an empty list or a missing block. So a null
+// never authorizes, never arms healing and never gives a window.
+func TestDecode_NullReadsAsTheKeyLeftOut(t *testing.T) {
+	body := `{"revision":null,"kubernetesVersion":null,"workerPools":null,` +
+		`"execution":{"scaling":null,"upgrades":null,"healing":null},` +
+		`"healing":{"enabled":null,"maxUnhealthy":null,"nodeStartupTimeoutSeconds":null,"unhealthyAfterSeconds":null,"cooldownSeconds":null}}`
+	d, err := desired.Decode([]byte(body))
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	if !reflect.DeepEqual(d, desired.Document{}) {
+		t.Errorf("%s: decoded %+v, want the empty document", body, d)
+	}
+	for _, body := range []string{`{"revision":4,"execution":null,"healing":null}`, `{"revision":4}`} {
+		d, err := desired.Decode([]byte(body))
+		if err != nil || !reflect.DeepEqual(d, desired.Document{Revision: 4}) {
+			t.Errorf("%s: decoded %+v, %v; want revision 4 and nothing else", body, d, err)
 		}
 	}
 }
