@@ -862,6 +862,28 @@ func TestHeal_AnUnansweredDeleteThatLandedIsReportedDone(t *testing.T) {
 	}
 }
 
+// A delete whose answer was lost, and which did not land, is decided again
+// like any other candidate: held by the cooldown the lost delete started,
+// then deleted once it has passed.
+func TestHeal_AnUnansweredDeleteThatDidNotLandIsDecidedAgain(t *testing.T) {
+	h, doc := afterAnUnansweredDelete(t, "True")
+	delete(h.world.deleteErr, "pool-a-m1")
+	h.clock.advance(time.Minute)
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "within the cooldown", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusPending, 7, "cooldown"},
+	})
+	if _, ok := h.exec.HealMemory.Unsure["pool-a-m1"]; ok {
+		t.Error("a Machine a read shows live and not deleting is still awaiting its lost answer")
+	}
+
+	h.clock.advance(15 * time.Minute) // past the 900 s cooldown
+	h.exec.Execute(t.Context(), doc)
+	checkTyped(t, "after the cooldown", wire.ActionHeal, h.store.Snapshot(), []report{
+		{"pool-a-m1", wire.StatusDone, 7, "recreates"},
+	})
+}
+
 // A slow apiserver makes a pass long: the cooldown and the eviction timeout
 // run from when the Machine delete returned, never from when the pass
 // began, or they would run short by the length of the pass.

@@ -111,8 +111,9 @@ func (m *Memory) Record(d *Delete, final wire.Action, r Result, returned time.Ti
 // healed as far as the platform is concerned: its report, "failed" when
 // the answer was lost, becomes done, without saying whose delete it was,
 // and would otherwise be withdrawn the moment the Machine stopped being a
-// candidate. One still there and not deleting was not deleted; its
-// failed report stands, and the next decision is made as for any other.
+// candidate. One still there and not deleting was not deleted: the
+// decision that follows reports on it as on any other candidate (pending,
+// cooldown, while the cooldown its delete started runs).
 func (m *Memory) Settle(o Observed, rev int64) []wire.Action {
 	var out []wire.Action
 	for name, t := range m.Unsure {

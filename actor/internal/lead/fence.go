@@ -41,7 +41,7 @@ func (f *Fence) Tripped() <-chan struct{} { return f.tripped }
 
 // Write returns a context for one write. It fails unless the Lease, read
 // fresh from the apiserver, names this process as holder with a renewal
-// that lasts at least SafetyMargin longer, and the actor's Deployment, read
+// that lasts more than SafetyMargin longer, and the actor's Deployment, read
 // fresh within the same deadline, exists and is not being deleted. The
 // deadline ends SafetyMargin before the lease could expire and always within
 // WriteDeadline; DeadlineTransport refuses to send a request past it, so a
