@@ -216,3 +216,10 @@ func (r *recorder) count(level slog.Level) int {
 	}
 	return n
 }
+
+// text returns every record logged so far, a line each.
+func (r *recorder) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}

@@ -67,26 +67,8 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 		m.baseline, m.recorded = capped, true
 		m.mu.Unlock()
 		m.log.Info("Wrote availableUpdates to the ClusterInventory status", "name", Name, "updates", len(capped))
-	case apierrors.IsNotFound(err) && !m.gone(ctx):
-		// A CRD without the status subresource answers every status patch
-		// with the same NotFound, naming the CR, as a deleted CR gets; only
-		// the CR's own read tells them apart. Forgetting a CR that is there
-		// would take the inventory off the beat until the next read, every
-		// verdict.
-		if !m.warnedNoStatus {
-			m.warnedNoStatus = true
-			m.log.Warn("The ClusterInventory CRD serves no status subresource; availableUpdates stays unwritten", "name", Name, "err", err)
-		}
 	case apierrors.IsNotFound(err):
-		// Deleted since the last read: drop the mirror now, the poll resyncs.
-		m.mu.Lock()
-		m.epoch++
-		changed := m.snapshot != nil
-		m.snapshot, m.present, m.recorded, m.baseline = nil, false, false, nil
-		m.mu.Unlock()
-		if changed {
-			m.notify()
-		}
+		m.notFound(ctx, err)
 	case apierrors.IsForbidden(err):
 		// Stays forbidden until someone fixes the RBAC; once is enough.
 		if !m.warnedForbidden {
@@ -102,14 +84,37 @@ func (m *Manager) settle(ctx context.Context, capped []wire.AvailableUpdate, err
 	}
 }
 
-// gone reads the CR after its status patch found nothing: only a NotFound
-// says it was deleted. Any other answer (the CR, a timeout) keeps it; the
-// next poll reads it again.
-func (m *Manager) gone(ctx context.Context) bool {
+// notFound settles a status patch answered NotFound. A CRD without the
+// status subresource answers every status patch with the same NotFound,
+// naming the CR, as a deleted CR gets; only the CR's own read tells them
+// apart. Forgetting a CR that is there would take the inventory off the
+// beat until the next read, every verdict. The caller holds applyMu.
+func (m *Manager) notFound(ctx context.Context, patchErr error) {
 	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	_, err := m.client.Get(callCtx, Name, metav1.GetOptions{})
-	return apierrors.IsNotFound(err)
+	switch {
+	case apierrors.IsNotFound(err):
+		// Deleted since the last read: drop the mirror now, the poll resyncs.
+		m.mu.Lock()
+		m.epoch++
+		changed := m.snapshot != nil
+		m.snapshot, m.present, m.recorded, m.baseline = nil, false, false, nil
+		m.mu.Unlock()
+		if changed {
+			m.notify()
+		}
+	case err == nil:
+		if !m.warnedNoStatus {
+			m.warnedNoStatus = true
+			m.log.Warn("The ClusterInventory CRD serves no status subresource; availableUpdates stays unwritten", "name", Name, "err", patchErr)
+		}
+	case ctx.Err() != nil:
+	default:
+		// Neither told apart nor forgotten: the next verdict asks again.
+		m.log.Warn("A status patch found no ClusterInventory and the read that would say why failed; a later beat retries",
+			"name", Name, "err", patchErr, "readErr", err)
+	}
 }
 
 // statusPatch is the merge patch body: exactly the two keys the agent owns,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -227,6 +228,29 @@ func TestApply_AStatusPathNotServedKeepsTheInventoryAndWarnsOnce(t *testing.T) {
 		t.Errorf("%d warnings, want 1", n)
 	}
 	e.wantPatches(2)
+}
+
+// A NotFound patch whose follow-up read fails tells a deleted CR from a CRD
+// without the status subresource neither way: the CR stays, nothing is
+// concluded about the CRD, and once the read answers the warning about it
+// still comes.
+func TestApply_ANotFoundPatchWithAFailedReadConcludesNothing(t *testing.T) {
+	e := newEnv(t, specCR)
+	e.read()
+	e.failPatches(apierrors.NewNotFound(schema.GroupResource{Group: "lok8s.dev", Resource: "clusterinventories"}, Name))
+	e.failGets(apierrors.NewServiceUnavailable("etcd leader changed"))
+	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.4")))
+	if got := e.m.Snapshot(); !reflect.DeepEqual(got, specSnapshot) {
+		t.Errorf("snapshot %+v, want the spec kept", got)
+	}
+	if lines := e.logs.text(); strings.Contains(lines, "no status subresource") {
+		t.Errorf("a failed read was taken for a CRD without the status subresource:\n%s", lines)
+	}
+	e.failGets(nil)
+	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.5")))
+	if lines := e.logs.text(); strings.Count(lines, "no status subresource") != 1 {
+		t.Errorf("want one warning about the status subresource once the CR reads:\n%s", lines)
+	}
 }
 
 func TestApply_OtherPatchErrorWarnsOncePerDistinctMessageAndRetries(t *testing.T) {
