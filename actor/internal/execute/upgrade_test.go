@@ -152,6 +152,7 @@ func TestUpgrade_OnePoolRollsAtATime(t *testing.T) {
 
 func TestUpgrade_PatchFailureQueuesTheRest(t *testing.T) {
 	h := rollingHarness(t, poolMD("pool-b", 1))
+	h.world.add(machine("pool-b-m1", "pool-b", "node-3"))
 	h.patcher.err["pool-a"] = apierrors.NewForbidden(mdResource, "pool-a", errors.New("no patch verb"))
 	if retry := h.exec.Execute(t.Context(), upgrading(9, "v1.35.6", "pool-a", "pool-b")); !retry {
 		t.Error("retry = false, want true")

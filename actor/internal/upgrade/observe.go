@@ -116,8 +116,9 @@ func derivedFrom(machines []Machine, want *version.Version) string {
 // rollingPools returns, by name, the worker pools machine-controller is
 // rolling, whatever the document asks: one of their machines, deleting ones
 // too (an old machine not yet gone), runs a kubelet other than their
-// MachineDeployment's, or names none. Control-plane and autoscaler pools are never ours to
-// roll and never block.
+// MachineDeployment's, or names none; or fewer of their live machines have
+// joined than they should have (unsettled). Control-plane and autoscaler
+// pools are never ours to roll and never block.
 func rollingPools(o Observed) []string {
 	names := make([]string, 0, len(o.MDs))
 	for name := range o.MDs {
@@ -132,15 +133,39 @@ func rollingPools(o Observed) []string {
 		if md.Kubelet == "" || refuse.ControlPlaneReason(labels) != "" || refuse.AutoscalerKey(md.Annotations) != "" {
 			continue
 		}
-		for _, mc := range o.Machines {
-			// A machine naming no kubelet cannot be shown to be done.
-			if claims(mc, name) && (mc.Kubelet == "" || !sameSpelling(mc.Kubelet, md.Kubelet)) {
-				out = append(out, name)
-				break
-			}
+		// A machine naming no kubelet cannot be shown to be done.
+		if slices.ContainsFunc(o.Machines, func(mc Machine) bool {
+			return claims(mc, name) && (mc.Kubelet == "" || !sameSpelling(mc.Kubelet, md.Kubelet))
+		}) || unsettled(o.Machines, name, md.Replicas) {
+			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// unsettled says fewer of pool's live machines have joined (have a Node)
+// than max(live machines, spec.replicas). That is the tail of a roll once
+// its last old machine is gone, before the replacement joins: every machine
+// left is spelt like the template, so only the count shows the roll, and
+// it shows whether or not the document still names the pool at that
+// target. A pool scaling up looks the same; the other pools then wait only
+// until its machines join.
+func unsettled(machines []Machine, pool string, replicas *int64) bool {
+	var live, joined int64
+	for _, mc := range machines {
+		if mc.Pool != pool || mc.Deleting {
+			continue
+		}
+		live++
+		if mc.NodeName != "" {
+			joined++
+		}
+	}
+	want := live
+	if replicas != nil {
+		want = max(want, *replicas)
+	}
+	return joined < want
 }
 
 // claims reports whether pool is one the machine could belong to.

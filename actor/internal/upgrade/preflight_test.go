@@ -94,12 +94,14 @@ func TestUpgrade_AtMostOnePatchInAnyPlan(t *testing.T) {
 func TestUpgrade_OnlyTheFirst100SortedPoolsAreProcessed(t *testing.T) {
 	var names []string
 	mds := map[string]MD{}
+	var machines []Machine
 	for i := 100; i >= 0; i-- { // 101 pools, given in reverse
 		name := fmt.Sprintf("pool-%03d", i)
 		names = append(names, name)
 		mds[name] = worker(name, oldV, 1)
+		machines = append(machines, joined(name+"-1", name, oldV))
 	}
-	steps, retry := Plan(Observed{MDs: mds, ControlPlane: cpV}, policyFor(newV, names...), RolledFrom{})
+	steps, retry := Plan(Observed{MDs: mds, Machines: machines, ControlPlane: cpV}, policyFor(newV, names...), RolledFrom{})
 	if len(steps) != 100 || !retry {
 		t.Fatalf("steps = %d retry %v, want 100 and true", len(steps), retry)
 	}

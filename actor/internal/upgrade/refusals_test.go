@@ -88,8 +88,9 @@ func TestUpgrade_RefusalsAndReadFailures(t *testing.T) {
 		},
 		{
 			name: "a pool named twice is refused, never patched, and the other rolls",
-			o:    Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", oldV, 1), worker("pool-b", oldV, 1))},
-			p:    policyFor(newV, "pool-a", "pool-b", "pool-a"),
+			o: Observed{ControlPlane: cpV, MDs: mdsOf(worker("pool-a", oldV, 1), worker("pool-b", oldV, 1)),
+				Machines: []Machine{joined("a-1", "pool-a", oldV), joined("b-1", "pool-b", oldV)}},
+			p: policyFor(newV, "pool-a", "pool-b", "pool-a"),
 			want: []wire.Action{
 				report("pool-a", wire.StatusFailed, `pool "pool-a" is named more than once in the desired state; refusing to pick one`),
 				report("pool-b", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/1)"),

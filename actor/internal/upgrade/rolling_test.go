@@ -39,6 +39,19 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
 		},
 		{
+			name: "the rolling pool left the document with its last replacement not joined",
+			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1)), ControlPlane: cpV,
+				Machines: []Machine{joined("a-1", "pool-a", newV), {Name: "a-2", Pool: "pool-a", Kubelet: newV},
+					joined("b-1", "pool-b", oldV)}},
+			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+		},
+		{
+			name: "the rolling pool left the document with its last replacement not created",
+			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1)), ControlPlane: cpV,
+				Machines: []Machine{joined("a-1", "pool-a", newV), joined("b-1", "pool-b", oldV)}},
+			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+		},
+		{
 			name: "a machine two pools claim shows both rolling",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 1), worker("pool-b", oldV, 1), worker("pool-c", oldV, 1)), ControlPlane: cpV,
 				Machines: []Machine{{Name: "x-1", Candidates: []string{"pool-a", "pool-c"}, Kubelet: oldV, NodeName: "n"},
@@ -63,6 +76,23 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 				t.Error("retry = false while waiting")
 			}
 		})
+	}
+}
+
+// A target changed in the tail of pool-a's roll (its last replacement not
+// joined, every machine spelt like its template) must not start pool-0,
+// which sorts, and so is decided, first.
+func TestUpgrade_TheTailOfARollBlocksAPoolDecidedBeforeIt(t *testing.T) {
+	o := Observed{MDs: mdsOf(worker("pool-a", "v1.35.5", 2), worker("pool-0", oldV, 1)), ControlPlane: cpV,
+		Machines: []Machine{joined("a-1", "pool-a", "v1.35.5"), {Name: "a-2", Pool: "pool-a", Kubelet: "v1.35.5"},
+			joined("z-1", "pool-0", oldV)}}
+	steps, _ := Plan(o, policyFor(newV, "pool-0", "pool-a"), RolledFrom{})
+	if len(steps) != 2 || steps[0].Action.Target != "pool-0" {
+		t.Fatalf("steps %+v, want one for pool-0 then one for pool-a", steps)
+	}
+	if first := steps[0]; first.Patch != nil || first.Action.Status != wire.StatusPending ||
+		!strings.Contains(first.Action.Detail, `"pool-a"`) {
+		t.Errorf("pool-0: %+v, want pending behind pool-a", first)
 	}
 }
 

@@ -97,8 +97,9 @@ func TestUpgrade_Decisions(t *testing.T) {
 			wantRetry: false,
 		},
 		{
-			name:      "a patch failure fails the pool, queues the next and retries",
-			o:         Observed{MDs: mdsOf(worker("pool-a", oldV, 2), worker("pool-b", oldV, 1)), Machines: twoOld, ControlPlane: cpV},
+			name: "a patch failure fails the pool, queues the next and retries",
+			o: Observed{MDs: mdsOf(worker("pool-a", oldV, 2), worker("pool-b", oldV, 1)),
+				Machines: append(slices.Clone(twoOld), joined("pool-b-1", "pool-b", oldV)), ControlPlane: cpV},
 			p:         policyFor(newV, "pool-b", "pool-a"),
 			patchErrs: map[string]error{"pool-a": errors.New("connection refused")},
 			want: []wire.Action{
@@ -157,12 +158,12 @@ func TestUpgrade_OnePoolRollsAtATime(t *testing.T) {
 	}
 	waiting := report("pool-b", wire.StatusPending, `one pool rolls at a time; waiting for pool "pool-a" to converge`)
 
-	got, retry := pass(oldV, joined("pool-a-1", "pool-a", oldV))
+	got, retry := pass(oldV, joined("pool-a-1", "pool-a", oldV), joined("pool-b-1", "pool-b", oldV))
 	want := []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/1)"), waiting}
 	if !retry || !slices.Equal(got, want) || len(api.patches) != 1 || api.patches[0].MD != "pool-a" {
 		t.Fatalf("pass 1: %+v retry %v patches %+v", got, retry, api.patches)
 	}
-	got, retry = pass(newV, joined("pool-a-1", "pool-a", oldV))
+	got, retry = pass(newV, joined("pool-a-1", "pool-a", oldV), joined("pool-b-1", "pool-b", oldV))
 	want = []wire.Action{report("pool-a", wire.StatusInProgress, "v1.34.9 → v1.35.6 (0/1)"), waiting}
 	if !retry || !slices.Equal(got, want) || len(api.patches) != 1 {
 		t.Fatalf("pass 2: %+v retry %v patches %+v", got, retry, api.patches)
