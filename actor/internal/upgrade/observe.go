@@ -116,10 +116,11 @@ func derivedFrom(machines []Machine, want *version.Version) string {
 // rollingPools returns, by name, the worker pools machine-controller is
 // rolling, whatever the document asks: one of their machines, deleting ones
 // too (an old machine not yet gone), runs a kubelet other than their
-// MachineDeployment's, or names none; or fewer of their live machines have
-// joined than they should have (unsettled). Control-plane and autoscaler
-// pools are never ours to roll and never block.
-func rollingPools(o Observed) []string {
+// MachineDeployment's, or names none; or this term rolled the pool, or saw
+// it mid-roll (mem), and fewer of its live machines have joined than it
+// should have (unsettled). Control-plane and autoscaler pools are never
+// ours to roll and never block.
+func rollingPools(o Observed, mem RolledFrom) []string {
 	names := make([]string, 0, len(o.MDs))
 	for name := range o.MDs {
 		names = append(names, name)
@@ -136,11 +137,17 @@ func rollingPools(o Observed) []string {
 		// A machine naming no kubelet cannot be shown to be done.
 		if slices.ContainsFunc(o.Machines, func(mc Machine) bool {
 			return claims(mc, name) && (mc.Kubelet == "" || !sameSpelling(mc.Kubelet, md.Kubelet))
-		}) || unsettled(o.Machines, name, md.Replicas) {
+		}) || rolled(mem, name) && unsettled(o.Machines, name, md.Replicas) {
 			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// rolled says this term rolled pool, or saw it mid-roll.
+func rolled(mem RolledFrom, pool string) bool {
+	_, ok := mem[pool]
+	return ok
 }
 
 // unsettled says fewer of pool's live machines have joined (have a Node)
@@ -148,8 +155,9 @@ func rollingPools(o Observed) []string {
 // its last old machine is gone, before the replacement joins: every machine
 // left is spelt like the template, so only the count shows the roll, and
 // it shows whether or not the document still names the pool at that
-// target. A pool scaling up looks the same; the other pools then wait only
-// until its machines join.
+// target. A pool short of machines for another reason looks the same (one
+// the cloud has no capacity for), which is why only a pool this term
+// rolled is asked: any other would hold every roll in the cluster.
 func unsettled(machines []Machine, pool string, replicas *int64) bool {
 	var live, joined int64
 	for _, mc := range machines {

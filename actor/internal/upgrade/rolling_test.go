@@ -15,6 +15,7 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 		o        Observed
 		pools    []string
 		target   string
+		mem      RolledFrom // what this term rolled; nil is nothing
 		blocking string
 	}{
 		{
@@ -43,13 +44,13 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1)), ControlPlane: cpV,
 				Machines: []Machine{joined("a-1", "pool-a", newV), {Name: "a-2", Pool: "pool-a", Kubelet: newV},
 					joined("b-1", "pool-b", oldV)}},
-			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+			pools: []string{"pool-b"}, target: newV, mem: RolledFrom{"pool-a": oldV}, blocking: "pool-a",
 		},
 		{
 			name: "the rolling pool left the document with its last replacement not created",
 			o: Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1)), ControlPlane: cpV,
 				Machines: []Machine{joined("a-1", "pool-a", newV), joined("b-1", "pool-b", oldV)}},
-			pools: []string{"pool-b"}, target: newV, blocking: "pool-a",
+			pools: []string{"pool-b"}, target: newV, mem: RolledFrom{"pool-a": oldV}, blocking: "pool-a",
 		},
 		{
 			name: "a machine two pools claim shows both rolling",
@@ -61,7 +62,11 @@ func TestUpgrade_AnUnfinishedRollBlocksOtherPoolsWhateverTheDocumentAsks(t *test
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			steps, retry := Plan(tc.o, policyFor(tc.target, tc.pools...), RolledFrom{})
+			mem := tc.mem
+			if mem == nil {
+				mem = RolledFrom{}
+			}
+			steps, retry := Plan(tc.o, policyFor(tc.target, tc.pools...), mem)
 			for _, s := range steps {
 				if s.Patch != nil {
 					t.Fatalf("patched %s while %s rolls", s.Patch.MD, tc.blocking)
@@ -86,13 +91,27 @@ func TestUpgrade_TheTailOfARollBlocksAPoolDecidedBeforeIt(t *testing.T) {
 	o := Observed{MDs: mdsOf(worker("pool-a", "v1.35.5", 2), worker("pool-0", oldV, 1)), ControlPlane: cpV,
 		Machines: []Machine{joined("a-1", "pool-a", "v1.35.5"), {Name: "a-2", Pool: "pool-a", Kubelet: "v1.35.5"},
 			joined("z-1", "pool-0", oldV)}}
-	steps, _ := Plan(o, policyFor(newV, "pool-0", "pool-a"), RolledFrom{})
+	steps, _ := Plan(o, policyFor(newV, "pool-0", "pool-a"), RolledFrom{"pool-a": "v1.35.4"})
 	if len(steps) != 2 || steps[0].Action.Target != "pool-0" {
 		t.Fatalf("steps %+v, want one for pool-0 then one for pool-a", steps)
 	}
 	if first := steps[0]; first.Patch != nil || first.Action.Status != wire.StatusPending ||
 		!strings.Contains(first.Action.Detail, `"pool-a"`) {
 		t.Errorf("pool-0: %+v, want pending behind pool-a", first)
+	}
+}
+
+// A pool short of a joined machine that this term never rolled is not in a
+// roll's tail: one whose machine the cloud cannot create would otherwise
+// hold every roll in the cluster. It is the control of the tail cases above,
+// the same machines without the memory of a roll.
+func TestUpgrade_APoolShortOfMachinesThatWasNotRolledHoldsNothing(t *testing.T) {
+	o := Observed{MDs: mdsOf(worker("pool-a", newV, 2), worker("pool-b", oldV, 1)), ControlPlane: cpV,
+		Machines: []Machine{joined("a-1", "pool-a", newV), {Name: "a-2", Pool: "pool-a", Kubelet: newV},
+			joined("b-1", "pool-b", oldV)}}
+	steps, _ := Plan(o, policyFor(newV, "pool-b"), RolledFrom{})
+	if len(steps) != 1 || steps[0].Patch == nil || steps[0].Patch.MD != "pool-b" {
+		t.Fatalf("steps %+v, want pool-b patched", steps)
 	}
 }
 

@@ -196,7 +196,7 @@ func decideValid(names []string, o Observed, p Policy, target string, mem Rolled
 			ps.rolling = append(ps.rolling, s.name)
 		}
 	}
-	ps.rolling = append(ps.rolling, rollingPools(o)...)
+	ps.rolling = append(ps.rolling, rollingPools(o, mem)...)
 	slices.Sort(ps.rolling)
 	ps.rolling = slices.Compact(ps.rolling)
 	out := make(map[string]Step, len(states))
