@@ -34,8 +34,9 @@ type Options struct {
 	// KubeAgent, when set, is appended to the Kubernetes User-Agent (the
 	// actor names its replica there).
 	KubeAgent string
-	// Wrap, when set, wraps the Kubernetes transport closest to the wire
-	// (the actor refuses to send a request past its deadline there).
+	// Wrap, when set, wraps the Kubernetes and the platform transports
+	// closest to the wire (the actor refuses there to send a request past
+	// its deadline, or of a leadership term that has ended).
 	Wrap func(http.RoundTripper) http.RoundTripper
 	Log  *slog.Logger // nil discards
 }
@@ -75,7 +76,7 @@ func Open(ctx context.Context, c config.Common, getenv func(string) string, opts
 		return Clients{}, err
 	}
 	plat, err := platform.New(c.APIURL, c.ClusterID, tokens,
-		platform.Options{UserAgent: buildinfo.UserAgent(), Logger: log})
+		platform.Options{UserAgent: buildinfo.UserAgent(), Logger: log, Wrap: opts.Wrap})
 	if err != nil {
 		return Clients{}, err
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	TLSConfig *tls.Config
 	// Transport replaces the whole transport (tests only); it excludes TLSConfig.
 	Transport http.RoundTripper
+	// Wrap, when set, wraps the transport closest to the wire: the actor
+	// refuses there any request of a leadership term that has ended.
+	Wrap func(http.RoundTripper) http.RoundTripper
 	// Now is the clock Retry-After dates are measured against; time.Now if nil.
 	Now func() time.Time
 	// Logger receives a short, sanitized body snippet of error answers at
@@ -104,6 +107,9 @@ func build(creds Credentials, opts Options) (*Client, error) {
 	transport := opts.Transport
 	if transport == nil {
 		transport = newTransport(opts.TLSConfig)
+	}
+	if opts.Wrap != nil {
+		transport = opts.Wrap(transport)
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {

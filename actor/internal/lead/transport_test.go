@@ -4,10 +4,16 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes/fake"
+
+	"kubehz.dev/agent/shared/platform"
+	"kubehz.dev/agent/shared/token"
 )
 
 func TestDeadlineTransport_RefusesATermsWorkOnceItWentTenSecondsWithoutARenewal(t *testing.T) {
@@ -92,3 +98,38 @@ func TestDeadlineTransport_RequestWithoutADeadlineIsSent(t *testing.T) {
 		t.Fatalf("calls %d, err %v; want the request sent", next.calls, err)
 	}
 }
+
+// The platform's /desired is a request of the term's work too: a leader
+// thawed after its successor took over must not poll the platform either.
+// A live term's poll is the control.
+func TestDeadlineTransport_APlatformPollOfAnEndedTermIsNotSent(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	defer srv.Close()
+	base, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := platform.New(base, "c-1", fixedToken{}, platform.Options{Wrap: DeadlineTransport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &term{}
+	live.renewed(time.Now())
+	if _, err := c.GetDesired(withTerm(t.Context(), live), `"e1"`); err != nil || hits.Load() != 1 {
+		t.Fatalf("a live term's poll: err %v, %d requests; want it sent", err, hits.Load())
+	}
+	over := &term{}
+	over.renewed(time.Now().Add(-time.Minute))
+	if _, err := c.GetDesired(withTerm(t.Context(), over), `"e1"`); !errors.Is(err, ErrTermOver) || hits.Load() != 1 {
+		t.Errorf("an ended term's poll: err %v, %d requests; want ErrTermOver and none sent", err, hits.Load())
+	}
+}
+
+type fixedToken struct{}
+
+func (fixedToken) Token(context.Context) (token.Token, error) { return "kz-test", nil }
+func (fixedToken) Invalidate()                                {}
