@@ -52,10 +52,10 @@ func New(src Source, opts Options) *Cache {
 		&kubeapi.PodPhase{}, c.pods, cache.ReflectorOptions{Name: "pods", TypeDescription: "*v1.Pod"}))
 	// Only Warning events are ever reported, so the apiserver filters the
 	// rest out before they cost a byte of memory here; the store bounds the
-	// rest.
+	// rest, and its list keeps to that bound while it reads (eventlist.go).
 	warnings := kubeapi.Selectors{Field: fields.OneTermEqualSelector("type", kubeapi.EventTypeWarning).String()}
 	c.events = newEventStore(opts.Events, opts.Now, MaxEventRecords, c.Signal)
-	c.reflectors = append(c.reflectors, cache.NewReflectorWithOptions(kubeapi.ListWatch(src.Events, warnings),
+	c.reflectors = append(c.reflectors, cache.NewReflectorWithOptions(c.events.listerWatcher(src.Events, warnings),
 		&kubeapi.Event{}, c.events, cache.ReflectorOptions{Name: "events", TypeDescription: "*v1.Event"}))
 	return c
 }
