@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -93,4 +94,45 @@ func TestEventList_ReadsAtMostAThousandPages(t *testing.T) {
 	if len(src.calls) != 1000 || len(list.Items) != 10 {
 		t.Errorf("%d requests, %d events kept; want 1000 and the bound, 10", len(src.calls), len(list.Items))
 	}
+}
+
+// BenchmarkEventListFlood prints what listing a flood of 50,000 Warning
+// events holds once the list is done, with the events as the observer's
+// decoder hands them over: read whole, as a list at resourceVersion 0 or a
+// pager hands the reflector, against read a page at a time and cut to the
+// store's bound of 2,000.
+func BenchmarkEventListFlood(b *testing.B) {
+	const flood = 50000
+	src := &pagedEvents{}
+	for i := range flood {
+		if i%500 == 0 {
+			src.pages = append(src.pages, make([]kubeapi.Event, 0, 500))
+		}
+		last := len(src.pages) - 1
+		src.pages[last] = append(src.pages[last], *decodedEvent(i).(*kubeapi.Event))
+	}
+	s := newEventStore(opts(false), func() time.Time { return t0.Add(time.Hour) }, MaxEventRecords, func() {})
+	var whole, paged int64
+	runs := 0
+	for b.Loop() {
+		src.calls = nil
+		base := liveHeap(b)
+		var all []kubeapi.Event
+		for _, p := range src.pages {
+			all = append(all, slices.Clone(p)...)
+		}
+		whole += liveHeap(b) - base
+		runtime.KeepAlive(all)
+		base = liveHeap(b)
+		list, err := s.list(context.Background(), src, kubeapi.Selectors{}, metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		paged += liveHeap(b) - base
+		runtime.KeepAlive(list)
+		runs++
+	}
+	b.ReportMetric(float64(whole)/float64(runs)/(1<<20), "whole-MiB")
+	b.ReportMetric(float64(paged)/float64(runs)/(1<<20), "paged-MiB")
+	b.ReportMetric(float64(whole)/float64(paged), "whole/paged")
 }
