@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/watchlist"
 
 	"kubehz.dev/agent/shared/kubeapi"
 )
@@ -135,4 +136,14 @@ func BenchmarkEventListFlood(b *testing.B) {
 	b.ReportMetric(float64(whole)/float64(runs)/(1<<20), "whole-MiB")
 	b.ReportMetric(float64(paged)/float64(runs)/(1<<20), "paged-MiB")
 	b.ReportMetric(float64(whole)/float64(paged), "whole/paged")
+}
+
+// The list's cut only holds if the reflector lists: streamed over the
+// watch, the list would fill the reflector's own store, which has no bound.
+func TestEventList_IsNeverStreamed(t *testing.T) {
+	s := newEventStore(opts(false), func() time.Time { return t0.Add(time.Hour) }, 10, func() {})
+	lw := s.listerWatcher(&pagedEvents{}, kubeapi.Selectors{})
+	if !watchlist.DoesClientNotSupportWatchListSemantics(lw) {
+		t.Error("the events' ListerWatcher lets the reflector stream its list")
+	}
 }

@@ -110,8 +110,10 @@ func (m *Manager) notFound(ctx context.Context, patchErr error) {
 			m.log.Warn("The ClusterInventory CRD serves no status subresource; availableUpdates stays unwritten", "name", Name, "err", patchErr)
 		}
 	case ctx.Err() != nil:
-	default:
-		// Neither told apart nor forgotten: the next verdict asks again.
+	case err.Error() != m.lastPatchErr:
+		// Neither told apart nor forgotten: the next verdict asks again. Said
+		// once per distinct failure, as any other failed write is.
+		m.lastPatchErr = err.Error()
 		m.log.Warn("A status patch found no ClusterInventory and the read that would say why failed; a later beat retries",
 			"name", Name, "err", patchErr, "readErr", err)
 	}

@@ -240,8 +240,12 @@ func TestApply_ANotFoundPatchWithAFailedReadConcludesNothing(t *testing.T) {
 	e.failPatches(apierrors.NewNotFound(schema.GroupResource{Group: "lok8s.dev", Resource: "clusterinventories"}, Name))
 	e.failGets(apierrors.NewServiceUnavailable("etcd leader changed"))
 	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.4")))
+	e.apply(listVerdict(up("cilium", "1.16.1", "1.17.3")))
 	if got := e.m.Snapshot(); !reflect.DeepEqual(got, specSnapshot) {
 		t.Errorf("snapshot %+v, want the spec kept", got)
+	}
+	if n := e.logs.count(slog.LevelWarn); n != 1 {
+		t.Errorf("%d warnings after the same failed read twice, want 1", n)
 	}
 	if lines := e.logs.text(); strings.Contains(lines, "no status subresource") {
 		t.Errorf("a failed read was taken for a CRD without the status subresource:\n%s", lines)
